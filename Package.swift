@@ -1,0 +1,62 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "allspark-node",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "allspark-node", targets: ["allspark-node"]),
+        .library(name: "AllSparkNode", targets: ["AllSparkNode"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+    ],
+    targets: [
+        // FFmpeg's libraries, found through pkg-config; shim.h exposes the macros Swift cannot see.
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat libavcodec libavutil libswscale libavdevice",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libavdevice-dev"])]
+        ),
+        // The three V4L2 ioctls `allspark-node devices` needs (ioctl is variadic: not callable from Swift).
+        .target(name: "CV4L2"),
+        // A small C API over OpenCV's cascade detector (C++ lives only here).
+        .target(
+            name: "COpenCVShim",
+            cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
+            linkerSettings: [
+                .linkedLibrary("opencv_objdetect"),
+                .linkedLibrary("opencv_imgproc"),
+                .linkedLibrary("opencv_core"),
+            ]
+        ),
+        .target(
+            name: "AllSparkNode",
+            dependencies: [
+                "CFFmpeg",
+                "COpenCVShim",
+                "CV4L2",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .executableTarget(
+            name: "allspark-node",
+            dependencies: [
+                "AllSparkNode",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "AllSparkNodeTests",
+            dependencies: ["AllSparkNode", "CFFmpeg"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

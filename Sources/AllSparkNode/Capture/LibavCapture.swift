@@ -1,0 +1,225 @@
+import CFFmpeg
+import Foundation
+
+/// One frame ready for privacy masking and encoding. The picture is lent: it stays valid
+/// until the next call to `LibavCapture.nextFrame()`.
+public struct CapturedFrame {
+    public let picture: YUV420Frame
+    public let captureTimeMs: Int64
+    /// The same picture as an AVFrame, for the encoder.
+    let avFrame: UnsafeMutablePointer<AVFrame>
+}
+
+/// Opens a camera, file or test pattern with libavformat, decodes it and converts every
+/// frame to yuv420p at the configured size into one reused buffer.
+public final class LibavCapture {
+    public let source: CaptureSource
+    public private(set) var outputWidth = 0
+    public private(set) var outputHeight = 0
+    private let settings: CaptureSettings
+    private var formatContext: UnsafeMutablePointer<AVFormatContext>?
+    private var decoder: UnsafeMutablePointer<AVCodecContext>?
+    private var streamIndex: Int32 = -1
+    private var streamTimeBase = AVRational(num: 1, den: 1)
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var decoded: UnsafeMutablePointer<AVFrame>?
+    private var output: UnsafeMutablePointer<AVFrame>?
+    private var scaler: OpaquePointer?
+    private var clock: FrameClock
+    private var firstPts: Int64?
+    private var loopOffsetMs: Int64 = 0
+    private var lastMediaMs: Int64 = 0
+    private var framesSinceOpen: Int64 = 0
+    /// Frames the pacing dropped because the pipeline fell behind real time.
+    public private(set) var droppedFrames = 0
+
+    private static let registerDevices: Void = avdevice_register_all()
+
+    public init(settings: CaptureSettings) throws {
+        _ = Self.registerDevices
+        self.settings = settings
+        self.source = settings.source
+        clock = FrameClock(live: settings.source.isLive, paced: settings.pace)
+
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        let url: String
+        var inputFormat: UnsafePointer<AVInputFormat>?
+        switch settings.source {
+        case .camera(let path):
+            url = path
+            inputFormat = av_find_input_format("v4l2")
+            if settings.width > 0 && settings.height > 0 {
+                av_dict_set(&options, "video_size", "\(settings.width)x\(settings.height)", 0)
+            }
+            av_dict_set(&options, "framerate", String(settings.fps), 0)
+            // The driver stamps frames with a monotonic clock; "abs" maps them to wall clock.
+            av_dict_set(&options, "timestamps", "abs", 0)
+        case .file(let path):
+            url = path
+        case .testPattern:
+            let width = settings.width > 0 ? settings.width : 1280
+            let height = settings.height > 0 ? settings.height : 720
+            url = "testsrc2=size=\(width)x\(height):rate=\(settings.fps)"
+            inputFormat = av_find_input_format("lavfi")
+        }
+        try checkLibav(avformat_open_input(&context, url, inputFormat, &options), "opening \(settings.source)")
+        formatContext = context
+
+        do {
+            try checkLibav(avformat_find_stream_info(context, nil), "reading stream info of \(settings.source)")
+            var codec: UnsafePointer<AVCodec>?
+            let index = av_find_best_stream(context, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0)
+            try checkLibav(index, "finding a video stream in \(settings.source)")
+            streamIndex = index
+            let stream = context!.pointee.streams[Int(index)]!
+            streamTimeBase = stream.pointee.time_base
+
+            decoder = avcodec_alloc_context3(codec)
+            guard let decoder else { throw LibavError("allocating a decoder", code: allspark_averror(ENOMEM)) }
+            try checkLibav(avcodec_parameters_to_context(decoder, stream.pointee.codecpar), "configuring the decoder")
+            try checkLibav(avcodec_open2(decoder, codec, nil), "opening the decoder")
+
+            outputWidth = settings.width > 0 ? settings.width : Int(decoder.pointee.width)
+            outputHeight = settings.height > 0 ? settings.height : Int(decoder.pointee.height)
+            guard outputWidth >= 16, outputHeight >= 16 else {
+                throw LibavError("source \(settings.source) has no usable picture size", code: allspark_averror(EINVAL))
+            }
+            packet = av_packet_alloc()
+            decoded = av_frame_alloc()
+            output = av_frame_alloc()
+            guard let output, packet != nil, decoded != nil else {
+                throw LibavError("allocating capture buffers", code: allspark_averror(ENOMEM))
+            }
+            output.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+            output.pointee.width = Int32(outputWidth)
+            output.pointee.height = Int32(outputHeight)
+            try checkLibav(av_frame_get_buffer(output, 0), "allocating the output picture")
+        } catch {
+            release()
+            throw error
+        }
+    }
+
+    deinit { release() }
+
+    /// Frees everything; safe to call twice (each free sets its pointer to nil).
+    private func release() {
+        sws_freeContext(scaler)
+        scaler = nil
+        av_frame_free(&output)
+        av_frame_free(&decoded)
+        av_packet_free(&packet)
+        avcodec_free_context(&decoder)
+        avformat_close_input(&formatContext)
+    }
+
+    /// The next frame, or nil when a non-looping file has ended. Throws when the source fails
+    /// (a camera unplugged, a file that became unreadable).
+    public func nextFrame() throws -> CapturedFrame? {
+        guard let decoder, let packet, let decoded else { return nil }
+        while true {
+            let received = avcodec_receive_frame(decoder, decoded)
+            if received == 0 {
+                defer { av_frame_unref(decoded) }
+                if let frame = try deliver(decoded) { return frame }
+                continue
+            }
+            if received == allspark_averror_eof() {
+                guard settings.loop, !source.isLive else { return nil }
+                try rewind()
+                continue
+            }
+            guard received == allspark_averror_eagain() else {
+                throw LibavError("decoding \(source)", code: received)
+            }
+
+            let read = av_read_frame(formatContext, packet)
+            if read == allspark_averror_eof() {
+                guard !source.isLive else { throw LibavError("reading \(source)", code: read) }
+                try checkLibav(avcodec_send_packet(decoder, nil), "draining the decoder")
+                continue
+            }
+            try checkLibav(read, "reading \(source)")
+            defer { av_packet_unref(packet) }
+            guard packet.pointee.stream_index == streamIndex else { continue }
+            let sent = avcodec_send_packet(decoder, packet)
+            // A corrupt packet costs one frame, not the source.
+            if sent < 0 && sent != allspark_averror(EINVAL) && sent != allspark_averror_invaliddata() {
+                throw LibavError("decoding \(source)", code: sent)
+            }
+        }
+    }
+
+    /// Starts a looping file again; media time continues one frame after the last one.
+    private func rewind() throws {
+        try checkLibav(avformat_seek_file(formatContext, -1, Int64.min, 0, 0, 0), "rewinding \(source)")
+        avcodec_flush_buffers(decoder)
+        loopOffsetMs = lastMediaMs + settings.frameIntervalMs
+        firstPts = nil
+    }
+
+    private func deliver(_ frame: UnsafeMutablePointer<AVFrame>) throws -> CapturedFrame? {
+        let pts = frame.pointee.best_effort_timestamp
+        let mediaMs: Int64
+        if pts != allspark_nopts_value() {
+            let first = firstPts ?? pts
+            firstPts = first
+            mediaMs = loopOffsetMs + av_rescale_q(pts - first, streamTimeBase, AVRational(num: 1, den: 1000))
+        } else {
+            mediaMs = lastMediaMs + (framesSinceOpen == 0 ? 0 : settings.frameIntervalMs)
+        }
+        lastMediaMs = mediaMs
+        framesSinceOpen += 1
+        let deviceWallMs = pts == allspark_nopts_value()
+            ? nil : av_rescale_q(pts, streamTimeBase, AVRational(num: 1, den: 1000))
+
+        switch clock.place(mediaMs: mediaMs, deviceWallMs: deviceWallMs, nowWallMs: WallClock.nowMs(), nowMonotonicMs: WallClock.monotonicMs()) {
+        case .drop:
+            droppedFrames += 1
+            return nil
+        case .deliver(let captureTimeMs, let waitMs):
+            try convert(frame)
+            WallClock.sleep(ms: waitMs)
+            return CapturedFrame(picture: picture(), captureTimeMs: captureTimeMs, avFrame: output!)
+        }
+    }
+
+    private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws {
+        guard let output else { return }
+        scaler = sws_getCachedContext(
+            scaler, frame.pointee.width, frame.pointee.height, AVPixelFormat(frame.pointee.format),
+            Int32(outputWidth), Int32(outputHeight), AV_PIX_FMT_YUV420P, SWS_BILINEAR, nil, nil, nil)
+        guard let scaler else {
+            throw LibavError("converting \(frame.pointee.width)x\(frame.pointee.height) frames", code: allspark_averror(EINVAL))
+        }
+        // The encoder may still hold the previous picture; this copies only in that case.
+        try checkLibav(av_frame_make_writable(output), "making the output picture writable")
+        let scaled = withUnsafePointer(to: &frame.pointee.data) { sourceData in
+            withUnsafePointer(to: &frame.pointee.linesize) { sourceStrides in
+                withUnsafePointer(to: &output.pointee.data) { targetData in
+                    withUnsafePointer(to: &output.pointee.linesize) { targetStrides in
+                        sws_scale(
+                            scaler,
+                            UnsafeRawPointer(sourceData).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                            UnsafeRawPointer(sourceStrides).assumingMemoryBound(to: Int32.self),
+                            0, frame.pointee.height,
+                            UnsafeRawPointer(targetData).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                            UnsafeRawPointer(targetStrides).assumingMemoryBound(to: Int32.self))
+                    }
+                }
+            }
+        }
+        try checkLibav(scaled, "scaling a frame")
+    }
+
+    private func picture() -> YUV420Frame {
+        let frame = output!.pointee
+        return YUV420Frame(
+            width: outputWidth, height: outputHeight,
+            y: frame.data.0!, yStride: Int(frame.linesize.0),
+            u: frame.data.1!, uStride: Int(frame.linesize.1),
+            v: frame.data.2!, vStride: Int(frame.linesize.2))
+    }
+}

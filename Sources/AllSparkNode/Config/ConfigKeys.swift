@@ -1,0 +1,41 @@
+/// Every key the node understands. clientConfig uses the same names (unknown keys there are
+/// ignored, as PROTOCOL.md requires; in a config file they are an error, to catch typos).
+public enum ConfigKeys {
+    static let x264Presets = [
+        "ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow",
+    ]
+
+    public static let all: [ConfigKey] = [
+        .text("source", \.source, allowed: "auto, testsrc, a /dev/videoN device or a media file path"),
+        .integer("width", \.width, 0...7680, allowed: "0 (source size) or an even integer in 16...7680") {
+            $0 == 0 || ($0 >= 16 && $0 % 2 == 0)
+        },
+        .integer("height", \.height, 0...4320, allowed: "0 (source size) or an even integer in 16...4320") {
+            $0 == 0 || ($0 >= 16 && $0 % 2 == 0)
+        },
+        .decimal("fps", \.fps, 1...120),
+        .boolean("loop", \.loop),
+        .boolean("pace", \.pace),
+        .text("store", \.storeDirectory, allowed: "a directory path"),
+        ConfigKey(
+            name: "videoFormat", allowed: "one of mp4, mov", appliesWhileRunning: true,
+            write: { value, config in
+                guard let text = value.asText, let format = VideoFormat(rawValue: text) else { return false }
+                config.videoFormat = format
+                return true
+            },
+            read: { .text($0.videoFormat.rawValue) }),
+        .integer("videoChunkDurationMs", \.videoChunkDurationMs, 1000...3_600_000, runtime: true),
+        .decimal("videoBufferMaxMB", \.videoBufferMaxMB, 0.25...16_777_216, runtime: true),
+        .text("encoder.codec", \.encoder.codec, allowed: "a libavcodec H.264 encoder name (libx264, h264_vaapi, h264_v4l2m2m)"),
+        .choice("encoder.preset", \.encoder.preset, x264Presets),
+        .integer("encoder.crf", \.encoder.crf, 0...51),
+        .integer("encoder.bitrateKbps", \.encoder.bitrateKbps, 0...500_000, allowed: "0 (use crf) or kbit/s up to 500000"),
+        .integer("encoder.keyframeIntervalMs", \.encoder.keyframeIntervalMs, 100...10_000),
+        .choice("privacy", \.privacy, ["face", "none", "body"]),
+    ]
+
+    public static func named(_ name: String) -> ConfigKey? {
+        all.first { $0.name == name }
+    }
+}

@@ -1,0 +1,92 @@
+import CFFmpeg
+import Foundation
+
+/// Writes one chunk: encoded packets go to the hidden part file `.chunk_<stamp>.<ext>.part`;
+/// `finish()` closes it, writes the timestamps file and publishes both under their final
+/// names. Every write is first reserved with the store, so the store's cap holds while the
+/// file grows.
+final class ChunkWriter {
+    let plan: ChunkPlan
+    private let store: ChunkStore
+    private let muxer: FragmentedMuxer
+    private let partPath: String
+    /// Each written frame's time relative to the chunk start, ms, in decode order.
+    private var relativeTimesMs: [Int64] = []
+    /// Bytes and packets the muxer holds for the fragment it has not written yet.
+    private var pendingFragmentBytes: Int64 = 0
+    private var pendingFragmentPackets = 0
+    private var fileBytes: Int64 = 0
+
+    init(plan: ChunkPlan, store: ChunkStore, encoder: H264Encoder) throws {
+        self.plan = plan
+        self.store = store
+        partPath = store.directory.appendingPathComponent(ChunkNaming.partFileName(stamp: plan.stamp, format: plan.format)).path
+        muxer = try FragmentedMuxer(path: partPath, format: plan.format, encoder: encoder.context!)
+        fileBytes = muxer.bytesWritten
+        relativeTimesMs.reserveCapacity(plan.expectedFrames + plan.expectedFrames / 2)
+    }
+
+    var frameCount: Int { relativeTimesMs.count }
+
+    /// The most this chunk could occupy if it ended after `packetBytes` more: the file,
+    /// the fragment still in memory, fragment headers and trailer, and its timestamps file.
+    private func worstCaseBytes(adding packetBytes: Int64) -> Int64 {
+        let fragmentOverhead = Int64(4096 + 32 * (pendingFragmentPackets + 1))
+        return fileBytes + pendingFragmentBytes + packetBytes + fragmentOverhead
+            + TimestampsFile.maximumBytes(frames: relativeTimesMs.count + 1)
+    }
+
+    /// Writes one packet whose pts/dts are relative to the encoder origin. Returns false,
+    /// writing nothing, when the store cannot make room: the chunk must end here.
+    func write(_ packet: UnsafeMutablePointer<AVPacket>, originMs: Int64) throws -> Bool {
+        let packetBytes = Int64(packet.pointee.size)
+        guard store.reserveLiveChunk(reservedBytes: worstCaseBytes(adding: packetBytes), actualBytes: fileBytes) else {
+            return false
+        }
+        let offset = plan.startMs - originMs
+        packet.pointee.pts -= offset
+        packet.pointee.dts -= offset
+        let relativePts = packet.pointee.pts
+        try muxer.write(packet)
+        relativeTimesMs.append(relativePts)
+        let newFileBytes = muxer.bytesWritten
+        if newFileBytes != fileBytes {
+            // The previous fragment reached the file; this packet opened the next one.
+            fileBytes = newFileBytes
+            pendingFragmentBytes = packetBytes
+            pendingFragmentPackets = 1
+            muxer.syncToDisk()
+        } else {
+            pendingFragmentBytes += packetBytes
+            pendingFragmentPackets += 1
+        }
+        return true
+    }
+
+    /// Finishes and publishes the chunk. Returns nil (and removes the file) when it holds no frame.
+    func finish() throws -> ChunkRecord? {
+        guard !relativeTimesMs.isEmpty else {
+            try? muxer.finish()
+            unlink(partPath)
+            store.releaseLiveChunk()
+            return nil
+        }
+        try muxer.finish()
+        relativeTimesMs.sort()
+        let record = try TimestampsFile.write(
+            frameTimesMs: relativeTimesMs.map { plan.startMs + $0 }, stamp: plan.stamp, format: plan.format,
+            chunkTemporaryPath: partPath, in: store.directory)
+        store.commit(record)
+        return record
+    }
+
+    /// After a failed write or finish: salvages what reached the file, as start-up would.
+    func salvage(logger: Logger) -> ChunkRecord? {
+        muxer.abandon()
+        let record = ChunkRecovery.recoverPart(stamp: plan.stamp, format: plan.format, in: store.directory, logger: logger)
+        if let record { store.commit(record) } else { store.releaseLiveChunk() }
+        return record
+    }
+}
+
+import Logging

@@ -1,0 +1,82 @@
+import CFFmpeg
+import Logging
+
+/// An open libavcodec H.264 encoder. Timestamps are in milliseconds (time base 1/1000) so a
+/// packet's pts is exactly its frame's capture time minus the encoder's origin.
+public final class H264Encoder {
+    public let codecName: String
+    public let settings: EncoderSettings
+    public let width: Int
+    public let height: Int
+    private(set) var context: UnsafeMutablePointer<AVCodecContext>?
+    static let timeBase = AVRational(num: 1, den: 1000)
+
+    /// Opens `settings.codec`, or libx264 when that cannot open (no such encoder, no hardware).
+    public init(settings: EncoderSettings, width: Int, height: Int, fps: Double, logger: Logger) throws {
+        self.settings = settings
+        self.width = width
+        self.height = height
+        do {
+            context = try Self.open(codec: settings.codec, settings: settings, width: width, height: height, fps: fps)
+            codecName = settings.codec
+        } catch {
+            guard settings.codec != "libx264" else { throw error }
+            logger.warning("encoder \(settings.codec) cannot open (\(error)); falling back to libx264")
+            context = try Self.open(codec: "libx264", settings: settings, width: width, height: height, fps: fps)
+            codecName = "libx264"
+        }
+    }
+
+    deinit { avcodec_free_context(&context) }
+
+    private static func open(codec name: String, settings: EncoderSettings, width: Int, height: Int, fps: Double) throws
+        -> UnsafeMutablePointer<AVCodecContext>
+    {
+        guard let codec = avcodec_find_encoder_by_name(name) else {
+            throw LibavError("finding encoder \(name)", code: allspark_averror(ENOENT))
+        }
+        var context: UnsafeMutablePointer<AVCodecContext>? = avcodec_alloc_context3(codec)
+        guard let encoder = context else { throw LibavError("allocating encoder \(name)", code: allspark_averror(ENOMEM)) }
+        do {
+            encoder.pointee.width = Int32(width)
+            encoder.pointee.height = Int32(height)
+            encoder.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+            encoder.pointee.time_base = timeBase
+            encoder.pointee.framerate = av_d2q(fps, 1001 * 1000)
+            encoder.pointee.gop_size = Int32(max(1, (fps * Double(settings.keyframeIntervalMs) / 1000).rounded()))
+            // MP4 and MOV keep SPS/PPS in the sample description, not in the stream.
+            encoder.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER
+            var options: OpaquePointer?
+            defer { av_dict_free(&options) }
+            if settings.bitrateKbps > 0 {
+                encoder.pointee.bit_rate = Int64(settings.bitrateKbps) * 1000
+            } else if name == "libx264" {
+                av_dict_set(&options, "crf", String(settings.crf), 0)
+            }
+            if name == "libx264" {
+                av_dict_set(&options, "preset", settings.preset, 0)
+                // A forced keyframe at a chunk start must be an IDR so the chunk plays on its own.
+                av_dict_set(&options, "forced-idr", "1", 0)
+            }
+            try checkLibav(avcodec_open2(encoder, codec, &options), "opening encoder \(name)")
+            return encoder
+        } catch {
+            avcodec_free_context(&context)
+            throw error
+        }
+    }
+
+    /// Sends one frame; nil starts draining (after which the encoder cannot take frames).
+    func send(_ frame: UnsafeMutablePointer<AVFrame>?) throws {
+        try checkLibav(avcodec_send_frame(context, frame), "encoding a frame with \(codecName)")
+    }
+
+    /// Fills `packet` with the next encoded packet; false when the encoder needs more input
+    /// or is fully drained.
+    func receive(into packet: UnsafeMutablePointer<AVPacket>) throws -> Bool {
+        let result = avcodec_receive_packet(context, packet)
+        if result == allspark_averror_eagain() || result == allspark_averror_eof() { return false }
+        try checkLibav(result, "receiving a packet from \(codecName)")
+        return true
+    }
+}

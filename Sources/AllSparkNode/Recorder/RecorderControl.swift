@@ -1,0 +1,35 @@
+import Synchronization
+
+/// The state shared between the capture thread and the rest of the node: settings in,
+/// status out, and the stop request.
+final class RecorderControl: Sendable {
+    private let stopRequested = Atomic<Bool>(false)
+    private let settings: Mutex<RecordingSettings>
+    private let status = Mutex(RecorderStatus())
+    private let chunkObservers = Mutex<[@Sendable (ChunkRecord) -> Void]>([])
+
+    init(settings: RecordingSettings) {
+        self.settings = Mutex(settings)
+    }
+
+    var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
+    func requestStop() { stopRequested.store(true, ordering: .releasing) }
+
+    var currentSettings: RecordingSettings { settings.withLock { $0 } }
+    func update(_ newSettings: RecordingSettings) { settings.withLock { $0 = newSettings } }
+
+    var currentStatus: RecorderStatus { status.withLock { $0 } }
+    func updateStatus(_ change: (inout RecorderStatus) -> Void) { status.withLock { change(&$0) } }
+
+    func observeChunks(_ observer: @escaping @Sendable (ChunkRecord) -> Void) {
+        chunkObservers.withLock { $0.append(observer) }
+    }
+
+    func announce(_ record: ChunkRecord) {
+        status.withLock {
+            $0.chunksWritten += 1
+            $0.lastChunk = record
+        }
+        for observer in chunkObservers.withLock({ $0 }) { observer(record) }
+    }
+}

@@ -1,0 +1,19 @@
+/// What the recorder is doing, for logs, health checks and metrics.
+public struct RecorderStatus: Sendable, Equatable {
+    public var recording = false
+    public var source = ""
+    /// The last failure of the source, cleared by the next frame.
+    public var sourceError: String?
+    public var encoderName: String?
+    public var lastFrameCaptureMs: Int64?
+    public var lastFrameMonotonicMs: Int64?
+    public var framesCaptured = 0
+    public var framesDropped = 0
+    public var framesEncoded = 0
+    public var chunksWritten = 0
+    public var lastChunk: ChunkRecord?
+    /// Set when the recorder stopped for good (end of a non-looping file, or a fatal error).
+    public var finished = false
+
+    public init() {}
+}

@@ -1,0 +1,224 @@
+import CFFmpeg
+import Foundation
+import Logging
+
+/// The capture → privacy → encode → store path, run on the recorder's own thread.
+///
+/// One encoder serves consecutive chunks: the first frame of each chunk is sent as a
+/// forced IDR frame, and packets are routed to the next chunk's file when that IDR comes
+/// out of the encoder. So chunks are cut at frame precision and each starts with a
+/// keyframe, without draining the encoder at every boundary. The encoder is drained only
+/// when its own settings change, the source fails, or the node stops.
+final class RecordingLoop {
+    private let captureSettings: CaptureSettings
+    private let store: ChunkStore
+    private let masker: FrameMasking
+    private let control: RecorderControl
+    private let logger: Logger
+
+    private var encoder: H264Encoder?
+    /// Capture time that encoder pts 0 stands for.
+    private var originMs: Int64 = 0
+    private var lastPts: Int64 = -1
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var writer: ChunkWriter?
+    /// The chunk the capture side is filling.
+    private var fillingChunk: ChunkPlan?
+    /// Chunks whose first (IDR) packet has not come out of the encoder yet, in order.
+    private var awaitedChunks: [ChunkPlan] = []
+    /// Set when the store could not take more of the current chunk: the next frame starts a new one.
+    private var cutRequested = false
+
+    static let maximumRetryDelayMs: Int64 = 30_000
+
+    init(captureSettings: CaptureSettings, store: ChunkStore, masker: FrameMasking, control: RecorderControl, logger: Logger) {
+        self.captureSettings = captureSettings
+        self.store = store
+        self.masker = masker
+        self.control = control
+        self.logger = logger
+        packet = av_packet_alloc()
+        awaitedChunks.reserveCapacity(8)
+    }
+
+    deinit { av_packet_free(&packet) }
+
+    /// Records until a stop is requested or a non-looping file ends. A failing source is
+    /// retried with backoff for as long as the node runs; what was stored stays stored.
+    func run() {
+        var retryDelayMs: Int64 = 1000
+        defer {
+            endEncoderSession()
+            control.updateStatus {
+                $0.recording = false
+                $0.finished = true
+            }
+        }
+        while !control.isStopRequested {
+            let capture: LibavCapture
+            do {
+                capture = try LibavCapture(settings: captureSettings)
+                logger.notice("capturing from \(captureSettings.source) at \(capture.outputWidth)x\(capture.outputHeight)")
+                control.updateStatus { $0.source = captureSettings.source.description }
+            } catch {
+                reportSourceFailure(error, retryDelayMs: retryDelayMs)
+                waitBeforeRetry(&retryDelayMs)
+                continue
+            }
+            do {
+                while !control.isStopRequested, let frame = try capture.nextFrame() {
+                    retryDelayMs = 1000
+                    record(frame, droppedByCapture: capture.droppedFrames)
+                }
+                if !control.isStopRequested {
+                    logger.notice("end of \(captureSettings.source); recording stops")
+                    return
+                }
+            } catch {
+                endEncoderSession()
+                reportSourceFailure(error, retryDelayMs: retryDelayMs)
+                waitBeforeRetry(&retryDelayMs)
+            }
+        }
+    }
+
+    private func reportSourceFailure(_ error: Error, retryDelayMs: Int64) {
+        logger.error("source \(captureSettings.source) failed: \(error); retrying in \(retryDelayMs) ms")
+        control.updateStatus {
+            $0.recording = false
+            $0.sourceError = "\(error)"
+        }
+    }
+
+    private func waitBeforeRetry(_ delayMs: inout Int64) {
+        let deadline = WallClock.monotonicMs() + delayMs
+        while !control.isStopRequested && WallClock.monotonicMs() < deadline { WallClock.sleep(ms: 50) }
+        delayMs = min(delayMs * 2, Self.maximumRetryDelayMs)
+    }
+
+    private func record(_ frame: CapturedFrame, droppedByCapture: Int) {
+        let nowMonotonicMs = WallClock.monotonicMs()
+        control.updateStatus {
+            $0.recording = true
+            $0.sourceError = nil
+            $0.framesCaptured += 1
+            $0.framesDropped = droppedByCapture
+            $0.lastFrameCaptureMs = frame.captureTimeMs
+            $0.lastFrameMonotonicMs = nowMonotonicMs
+        }
+        // Privacy first: a frame the masker refuses is never encoded.
+        do {
+            try masker.mask(frame.picture, captureTimeMs: frame.captureTimeMs)
+        } catch {
+            logger.error("privacy pass failed, frame dropped: \(error)")
+            control.updateStatus { $0.framesDropped += 1 }
+            return
+        }
+        do {
+            try encode(frame)
+            control.updateStatus { $0.framesEncoded += 1 }
+        } catch {
+            logger.error("encoding failed: \(error); starting a new encoder session")
+            endEncoderSession()
+        }
+    }
+
+    private func encode(_ frame: CapturedFrame) throws {
+        let settings = control.currentSettings
+        var startsChunk = cutRequested || fillingChunk?.isOver(at: frame.captureTimeMs) ?? true
+        if let current = encoder,
+            current.settings != settings.encoder || current.width != frame.picture.width || current.height != frame.picture.height
+        {
+            endEncoderSession()
+            startsChunk = true
+        }
+        if encoder == nil {
+            let opened = try H264Encoder(
+                settings: settings.encoder, width: frame.picture.width, height: frame.picture.height,
+                fps: settings.fps, logger: logger)
+            logger.info("encoding with \(opened.codecName) (\(settings.encoder.preset), \(frame.picture.width)x\(frame.picture.height))")
+            control.updateStatus { $0.encoderName = opened.codecName }
+            encoder = opened
+            originMs = frame.captureTimeMs
+            lastPts = -1
+            startsChunk = true
+        }
+        let pts = max(frame.captureTimeMs - originMs, lastPts + 1)
+        lastPts = pts
+        frame.avFrame.pointee.pts = pts
+        frame.avFrame.pointee.pict_type = startsChunk ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        if startsChunk {
+            let plan = ChunkPlan(
+                startMs: originMs + pts, encoderPts: pts, format: settings.videoFormat,
+                durationMs: settings.chunkDurationMs,
+                expectedFrames: Int(Double(settings.chunkDurationMs) / 1000 * settings.fps))
+            awaitedChunks.append(plan)
+            fillingChunk = plan
+            cutRequested = false
+        }
+        try encoder!.send(frame.avFrame)
+        try routeEncodedPackets()
+    }
+
+    private func routeEncodedPackets() throws {
+        guard let encoder, let packet else { return }
+        while try encoder.receive(into: packet) {
+            defer { av_packet_unref(packet) }
+            packet.pointee.duration = Int64((1000 / control.currentSettings.fps).rounded())
+            if let next = awaitedChunks.first, packet.pointee.pts == next.encoderPts, packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
+                awaitedChunks.removeFirst()
+                finishChunk()
+                do {
+                    writer = try ChunkWriter(plan: next, store: store, encoder: encoder)
+                } catch {
+                    logger.error("cannot start chunk \(next.stamp): \(error); frames are dropped until the next chunk")
+                    cutRequested = true
+                }
+            }
+            guard let current = writer else { continue }
+            do {
+                if try !current.write(packet, originMs: originMs) {
+                    logger.warning("store cap reached inside chunk \(current.plan.stamp); ending it early")
+                    finishChunk()
+                    cutRequested = true
+                }
+            } catch {
+                logger.error("writing chunk \(current.plan.stamp) failed: \(error); keeping what reached the disk")
+                writer = nil
+                if let record = current.salvage(logger: logger) { control.announce(record) }
+                cutRequested = true
+            }
+        }
+    }
+
+    private func finishChunk() {
+        guard let current = writer else { return }
+        writer = nil
+        do {
+            if let record = try current.finish() {
+                logger.info("chunk \(record.fileName): \(record.frameCount) frames, \(record.chunkBytes) bytes")
+                control.announce(record)
+            }
+        } catch {
+            logger.error("finishing chunk \(current.plan.stamp) failed: \(error); keeping what reached the disk")
+            if let record = current.salvage(logger: logger) { control.announce(record) }
+        }
+    }
+
+    /// Drains the encoder into the current chunk and finishes it.
+    private func endEncoderSession() {
+        if let encoder {
+            do {
+                try encoder.send(nil)
+                try routeEncodedPackets()
+            } catch {
+                logger.error("draining the encoder failed: \(error)")
+            }
+        }
+        finishChunk()
+        encoder = nil
+        awaitedChunks.removeAll(keepingCapacity: true)
+        fillingChunk = nil
+        cutRequested = false
+    }
+}

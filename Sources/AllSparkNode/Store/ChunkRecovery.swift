@@ -1,0 +1,60 @@
+import CFFmpeg
+import Foundation
+import Logging
+
+/// Turns what a killed writer left behind into normal chunks at start-up.
+enum ChunkRecovery {
+    /// Copies the intact packets of `.chunk_<stamp>.<ext>.part` into a finished chunk, writes
+    /// its timestamps file from the packets' own times, and removes the part file. A part
+    /// file with no intact frame is removed. Returns the recovered chunk, if any.
+    static func recoverPart(stamp: String, format: VideoFormat, in directory: URL, logger: Logger) -> ChunkRecord? {
+        let partPath = directory.appendingPathComponent(ChunkNaming.partFileName(stamp: stamp, format: format)).path
+        defer { unlink(partPath) }
+        guard let startMs = ChunkNaming.startMs(ofStamp: stamp) else { return nil }
+        let chunkName = ChunkNaming.chunkFileName(stamp: stamp, format: format)
+        let temporaryPath = directory.appendingPathComponent(".\(chunkName).tmp").path
+        do {
+            let relativeTimes = try remux(from: partPath, to: temporaryPath, format: format)
+            guard !relativeTimes.isEmpty else {
+                unlink(temporaryPath)
+                logger.warning("removed \(partPath): no intact frame in it")
+                return nil
+            }
+            let record = try TimestampsFile.write(
+                frameTimesMs: relativeTimes.map { startMs + $0 }, stamp: stamp, format: format,
+                chunkTemporaryPath: temporaryPath, in: directory)
+            logger.notice("recovered \(record.fileName) from an unfinished chunk: \(record.frameCount) frames")
+            return record
+        } catch {
+            unlink(temporaryPath)
+            logger.error("could not recover \(partPath): \(error); removed it")
+            return nil
+        }
+    }
+
+    /// Copies every intact packet of `input` into a new fragmented file; returns their
+    /// presentation times in ms relative to the first frame.
+    static func remux(from input: String, to output: String, format: VideoFormat) throws -> [Int64] {
+        let reader = try ChunkReader(path: input)
+        var times: [Int64] = []
+        var muxer: FragmentedMuxer?
+        let decoderParameters = reader.codecParameters
+        var firstPts: Int64?
+        let millisecond = AVRational(num: 1, den: 1000)
+        try reader.forEachPacket { packet in
+            if muxer == nil {
+                muxer = try FragmentedMuxer(path: output, format: format, codecParameters: decoderParameters)
+            }
+            let pts = packet.pointee.pts != allspark_nopts_value() ? packet.pointee.pts : packet.pointee.dts
+            let first = firstPts ?? pts
+            firstPts = first
+            packet.pointee.pts = av_rescale_q(pts - first, reader.timeBase, millisecond)
+            packet.pointee.dts = av_rescale_q(packet.pointee.dts - first, reader.timeBase, millisecond)
+            packet.pointee.duration = av_rescale_q(packet.pointee.duration, reader.timeBase, millisecond)
+            times.append(packet.pointee.pts)
+            try muxer!.write(packet)
+        }
+        try muxer?.finish()
+        return times.sorted().map { $0 - (times.min() ?? 0) }
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The size-capped ring of finished chunks in one directory.
+///
+/// The directory is the truth: the index is rebuilt from it at start-up. The cap counts
+/// chunks, their timestamps files and the chunk being written. Before the writer lets a
+/// file grow, it reserves the most that file could occupy if it were finished at once
+/// (see `reserveLiveChunk`), and the store evicts the oldest chunks until that fits, so
+/// the bytes on disk never exceed the cap.
+public final class ChunkStore: Sendable {
+    public let directory: URL
+    private let logger: Logger
+    private let state: Mutex<State>
+    private let lock: StoreLock
+    /// Free space kept on the file system whatever the cap, so a full disk is met by
+    /// eviction before a write fails.
+    static let freeSpaceFloorBytes: Int64 = 1 << 20
+
+    struct State {
+        var chunks: [ChunkRecord] = []
+        var capBytes: Int64
+        var liveReservedBytes: Int64 = 0
+        var liveActualBytes: Int64 = 0
+        var peakBytes: Int64 = 0
+        var chunksEvicted = 0
+        var chunksCommitted = 0
+
+        var committedBytes: Int64 { chunks.reduce(0) { $0 + $1.totalBytes } }
+    }
+
+    public init(directory path: String, capBytes: Int64, logger: Logger) throws {
+        directory = URL(fileURLWithPath: path).standardizedFileURL
+        self.logger = logger
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        lock = try StoreLock(directory: directory)
+        let chunks = ChunkIndexBuilder(directory: directory, logger: logger).rebuild()
+        state = Mutex(State(chunks: chunks, capBytes: capBytes))
+        state.withLock { state in
+            evict(&state, toFit: 0)
+            state.peakBytes = state.committedBytes
+        }
+        logger.info("store \(directory.path): \(chunks.count) chunks, cap \(capBytes) bytes")
+    }
+
+    public var capBytes: Int64 { state.withLock { $0.capBytes } }
+
+    /// Applies a new cap at once, evicting as needed.
+    public func setCap(bytes: Int64) {
+        state.withLock { state in
+            state.capBytes = bytes
+            evict(&state, toFit: state.liveReservedBytes)
+        }
+    }
+
+    /// Lets the chunk being written occupy up to `reservedBytes` (it has `actualBytes` on
+    /// disk now). Evicts the oldest chunks until that fits under the cap and on the file
+    /// system. Returns false when it cannot fit even with every finished chunk evicted:
+    /// the writer must then stop growing that file.
+    func reserveLiveChunk(reservedBytes: Int64, actualBytes: Int64) -> Bool {
+        state.withLock { state in
+            state.liveActualBytes = actualBytes
+            state.peakBytes = max(state.peakBytes, state.committedBytes + actualBytes)
+            evict(&state, toFit: reservedBytes)
+            while let available = DurableFile.availableBytes(at: directory.path),
+                reservedBytes - actualBytes > available - Self.freeSpaceFloorBytes
+            {
+                guard let oldest = evictOldest(&state, reason: "the file system is nearly full") else { return false }
+                _ = oldest
+            }
+            guard state.committedBytes + reservedBytes <= state.capBytes else { return false }
+            state.liveReservedBytes = reservedBytes
+            return true
+        }
+    }
+
+    /// Adds a finished chunk; the live reservation ends with it.
+    func commit(_ record: ChunkRecord) {
+        state.withLock { state in
+            state.liveReservedBytes = 0
+            state.liveActualBytes = 0
+            if let index = state.chunks.lastIndex(where: { $0.stamp == record.stamp }) { state.chunks.remove(at: index) }
+            let position = state.chunks.firstIndex { $0.startMs > record.startMs } ?? state.chunks.endIndex
+            state.chunks.insert(record, at: position)
+            state.chunksCommitted += 1
+            state.peakBytes = max(state.peakBytes, state.committedBytes)
+            evict(&state, toFit: 0)
+        }
+    }
+
+    /// The writer gave its file up (an error); its reservation ends.
+    func releaseLiveChunk() {
+        state.withLock { state in
+            state.liveReservedBytes = 0
+            state.liveActualBytes = 0
+        }
+    }
+
+    /// Chunks whose frames overlap [startMs, endMs), oldest first.
+    public func chunks(overlappingStartMs startMs: Int64, endMs: Int64) -> [ChunkRecord] {
+        state.withLock { $0.chunks.filter { $0.overlaps(startMs: startMs, endMs: endMs) } }
+    }
+
+    public var allChunks: [ChunkRecord] { state.withLock { $0.chunks } }
+
+    public var usage: StoreUsage {
+        state.withLock { state in
+            StoreUsage(
+                usedBytes: state.committedBytes + state.liveActualBytes, capBytes: state.capBytes,
+                peakBytes: state.peakBytes, chunkCount: state.chunks.count,
+                oldestMs: state.chunks.first?.startMs, newestMs: state.chunks.last?.endMs,
+                chunksCommitted: state.chunksCommitted, chunksEvicted: state.chunksEvicted)
+        }
+    }
+
+    /// Deletes the chunk with the earliest start time and its timestamps file.
+    @discardableResult
+    public func evictOldest() -> ChunkRecord? {
+        state.withLock { evictOldest(&$0, reason: "asked to") }
+    }
+
+    private func evict(_ state: inout State, toFit liveBytes: Int64) {
+        while state.committedBytes + liveBytes > state.capBytes, evictOldest(&state, reason: "over the cap") != nil {}
+    }
+
+    private func evictOldest(_ state: inout State, reason: String) -> ChunkRecord? {
+        guard !state.chunks.isEmpty else { return nil }
+        let oldest = state.chunks.removeFirst()
+        unlink(directory.appendingPathComponent(oldest.fileName).path)
+        unlink(directory.appendingPathComponent(oldest.timestampsFileName).path)
+        state.chunksEvicted += 1
+        logger.debug("evicted \(oldest.fileName) (\(reason))")
+        return oldest
+    }
+}
+
+/// A snapshot of the store's size and contents.
+public struct StoreUsage: Sendable, Equatable {
+    public let usedBytes: Int64
+    public let capBytes: Int64
+    /// The most bytes the store has held at once since it opened (as sampled at each write).
+    public let peakBytes: Int64
+    public let chunkCount: Int
+    public let oldestMs: Int64?
+    public let newestMs: Int64?
+    public let chunksCommitted: Int
+    public let chunksEvicted: Int
+}

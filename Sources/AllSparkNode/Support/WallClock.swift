@@ -1,0 +1,24 @@
+import Foundation
+
+/// Wall-clock and monotonic time in the units the node stores (epoch milliseconds).
+public enum WallClock {
+    public static func nowMs() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+
+    public static func monotonicMs() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+    }
+
+    /// Sleeps the calling (non-async) thread; used only by the capture thread for pacing.
+    static func sleep(ms: Int64) {
+        guard ms > 0 else { return }
+        var request = timespec(tv_sec: Int(ms / 1000), tv_nsec: Int((ms % 1000) * 1_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}

@@ -1,0 +1,142 @@
+#ifndef ALLSPARK_OPENCV_H
+#define ALLSPARK_OPENCV_H
+
+/*
+ * A thin C API over OpenCV's object detectors, for Swift.
+ *
+ * No policy lives here: the caller decides which cascades to run, at what size and with
+ * what parameters, and what to do with the boxes. Every function catches all C++
+ * exceptions and reports them as a status. Images are 8-bit grey planes borrowed for the
+ * duration of one call; results go into caller-provided buffers. A detector is not safe
+ * to use from two threads at once.
+ */
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum allspark_status {
+    ALLSPARK_OK = 0,
+    /* A size, stride, pointer or parameter is out of range. */
+    ALLSPARK_ERROR_INVALID_ARGUMENT = 1,
+    /* A cascade file is missing, unreadable or not a cascade. */
+    ALLSPARK_ERROR_CASCADE_LOAD = 2,
+    /* More objects were found than the caller's buffer holds; the buffer is filled. */
+    ALLSPARK_ERROR_TOO_MANY_OBJECTS = 3,
+    /* OpenCV raised an exception (cv::Exception). */
+    ALLSPARK_ERROR_OPENCV = 4,
+    ALLSPARK_ERROR_OUT_OF_MEMORY = 5,
+    /* Any other C++ exception. */
+    ALLSPARK_ERROR_UNKNOWN = 6
+} allspark_status;
+
+/* An axis-aligned box in the pixel coordinates of the image that was searched. */
+typedef struct allspark_rect {
+    int32_t x;
+    int32_t y;
+    int32_t width;
+    int32_t height;
+} allspark_rect;
+
+/* A borrowed 8-bit grey plane: `stride` bytes from one row to the next. */
+typedef struct allspark_grey_image {
+    const uint8_t *pixels;
+    int32_t width;
+    int32_t height;
+    int32_t stride;
+} allspark_grey_image;
+
+/* cv::CascadeClassifier::detectMultiScale parameters; a max size of 0 means no limit. */
+typedef struct allspark_cascade_params {
+    double scale_factor;
+    int32_t min_neighbors;
+    int32_t min_width;
+    int32_t min_height;
+    int32_t max_width;
+    int32_t max_height;
+} allspark_cascade_params;
+
+/* A short static English description of a status; never NULL. */
+const char *allspark_status_description(allspark_status status);
+
+/*
+ * Resizes `source` into the caller's `destination` buffer (area interpolation, suited to
+ * shrinking). The destination's size says the target size; nothing is allocated for it.
+ */
+allspark_status allspark_resize_grey(allspark_grey_image source,
+                                     uint8_t *destination,
+                                     int32_t destination_width,
+                                     int32_t destination_height,
+                                     int32_t destination_stride);
+
+/* ---- Haar/LBP cascade detector ---- */
+
+typedef struct allspark_cascade_detector allspark_cascade_detector;
+
+/*
+ * Loads `cascade_count` cascade files, in order; cascade i is later chosen by index i.
+ * On failure no detector is returned and `*failed_index` (if not NULL) names the path
+ * that failed, or -1 when no particular path is to blame.
+ */
+allspark_status allspark_cascade_detector_create(const char *const *cascade_paths,
+                                                 int32_t cascade_count,
+                                                 allspark_cascade_detector **detector,
+                                                 int32_t *failed_index);
+
+/* Frees a detector from allspark_cascade_detector_create; NULL is allowed. */
+void allspark_cascade_detector_free(allspark_cascade_detector *detector);
+
+/*
+ * Runs one cascade over `image`. With `mirrored` non-zero the image is flipped left to
+ * right first (into a buffer the detector reuses) and the boxes are mapped back, so a
+ * one-sided cascade such as profileface finds the other side too.
+ * Writes up to `capacity` boxes and sets `*count` to the number written; if more were
+ * found it returns ALLSPARK_ERROR_TOO_MANY_OBJECTS.
+ */
+allspark_status allspark_cascade_detector_detect(allspark_cascade_detector *detector,
+                                                 int32_t cascade_index,
+                                                 int32_t mirrored,
+                                                 allspark_grey_image image,
+                                                 allspark_cascade_params params,
+                                                 allspark_rect *boxes,
+                                                 int32_t capacity,
+                                                 int32_t *count);
+
+/*
+ * The message of the last exception this detector caught, or "" if none. Valid until the
+ * next call on the same detector.
+ */
+const char *allspark_cascade_detector_last_error(const allspark_cascade_detector *detector);
+
+/* ---- HOG people detector (OpenCV's default 64x128 pedestrian model) ---- */
+
+typedef struct allspark_people_detector allspark_people_detector;
+
+allspark_status allspark_people_detector_create(allspark_people_detector **detector);
+
+/* Frees a detector from allspark_people_detector_create; NULL is allowed. */
+void allspark_people_detector_free(allspark_people_detector *detector);
+
+/*
+ * Finds upright people at least 64x128 px in `image` (cv::HOGDescriptor::detectMultiScale
+ * with `hit_threshold` and `scale_factor`; grouped boxes). Same buffer rules as
+ * allspark_cascade_detector_detect.
+ */
+allspark_status allspark_people_detector_detect(allspark_people_detector *detector,
+                                                allspark_grey_image image,
+                                                double hit_threshold,
+                                                double scale_factor,
+                                                allspark_rect *boxes,
+                                                int32_t capacity,
+                                                int32_t *count);
+
+/* As allspark_cascade_detector_last_error. */
+const char *allspark_people_detector_last_error(const allspark_people_detector *detector);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

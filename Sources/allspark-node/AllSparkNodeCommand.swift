@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct AllSparkNodeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "allspark-node",
+        abstract: "AllSpark camera node: records privacy-masked H.264 chunks into a size-capped ring store.",
+        subcommands: [RunCommand.self, ChunksCommand.self, DevicesCommand.self],
+        defaultSubcommand: RunCommand.self)
+}

@@ -1,0 +1,77 @@
+import AllSparkNode
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Record continuously until SIGTERM or SIGINT.")
+
+    @OptionGroup var configOptions: ConfigOptions
+
+    @Option(help: "auto, testsrc, a /dev/videoN device or a media file.")
+    var source: String?
+    @Option(help: "Output size WxH, e.g. 1280x720.")
+    var size: String?
+    @Option(help: "Frames per second.")
+    var fps: Double?
+    @Option(help: "Container of new chunks: mp4 or mov.")
+    var format: String?
+    @Option(name: .customLong("chunk-ms"), help: "Chunk length in ms (videoChunkDurationMs).")
+    var chunkMs: Int?
+    @Option(name: .customLong("cap-mb"), help: "Store cap in MiB, decimals allowed (videoBufferMaxMB).")
+    var capMB: Double?
+    @Option(help: "Privacy mode: face (default) or none.")
+    var privacy: String?
+    @Flag(name: .customLong("no-loop"), help: "Stop at the end of a file source instead of looping.")
+    var noLoop = false
+    @Flag(name: .customLong("no-pace"), help: "Read a file or the test pattern as fast as the pipeline goes; frame times follow the file.")
+    var noPace = false
+    @Flag(help: "Log debug messages, libav's included.")
+    var verbose = false
+
+    func flagOverrides() throws -> [(key: String, value: ConfigValue)] {
+        var flags: [(key: String, value: ConfigValue)] = []
+        if let source { flags.append(("source", .text(source))) }
+        if let size {
+            let parts = size.lowercased().split(separator: "x")
+            guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]) else {
+                throw ValidationError("--size must look like 1280x720, got \(size)")
+            }
+            flags.append(("width", .number(Double(width))))
+            flags.append(("height", .number(Double(height))))
+        }
+        if let fps { flags.append(("fps", .number(fps))) }
+        if let format { flags.append(("videoFormat", .text(format))) }
+        if let chunkMs { flags.append(("videoChunkDurationMs", .number(Double(chunkMs)))) }
+        if let capMB { flags.append(("videoBufferMaxMB", .number(capMB))) }
+        if let privacy { flags.append(("privacy", .text(privacy))) }
+        if noLoop { flags.append(("loop", .flag(false))) }
+        if noPace { flags.append(("pace", .flag(false))) }
+        return flags
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = verbose ? .debug : .info
+            return handler
+        }
+        LibavLogging.configure(verbose: verbose)
+        let logger = Logger(label: "allspark-node")
+        let config = try configOptions.load(flags: try flagOverrides())
+
+        let source = CaptureSource.resolve(config.source)
+        if config.source == "auto" {
+            logger.notice("source auto: \(source == .testPattern ? "no camera at /dev/video0, using the test pattern" : "using \(source)")")
+        }
+        let masking = try PrivacyPass(mode: config.privacy, logger: logger)
+        let store = try ChunkStore(directory: config.storeDirectory, capBytes: config.capBytes, logger: logger)
+        let recorder = Recorder(config: config, store: store, logger: logger, makeMasker: masking.makeMasker)
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: recorder, successTerminationBehavior: .gracefullyShutdownGroup)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+}

@@ -1,0 +1,74 @@
+import Testing
+
+@testable import AllSparkNode
+
+@Suite("Privacy: painting masks in YUV 4:2:0")
+struct PrivacyMaskPainterTests {
+    /// Pseudo-random bytes (a fixed LCG), so every pixel differs from its neighbours.
+    private func noiseFrame(width: Int, height: Int) -> TestFrame {
+        let picture = TestFrame(width: width, height: height)
+        var state: UInt32 = 12345
+        func next() -> UInt8 {
+            state = state &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: state >> 16)
+        }
+        for y in 0..<height {
+            for x in 0..<width {
+                picture.setLuma(x, y, next())
+            }
+        }
+        for y in 0..<(height + 1) / 2 {
+            for x in 0..<(width + 1) / 2 {
+                picture.setChroma(x, y, u: next(), v: next())
+            }
+        }
+        return picture
+    }
+
+    @Test func chromaAlignmentCoversTheBoxAndKeepsOddFrameEdges() {
+        let box = PixelRect(x: 3, y: 5, width: 10, height: 6)
+        let aligned = box.alignedToChromaGrid(frameWidth: 13, frameHeight: 11)
+        #expect(aligned == PixelRect(x: 2, y: 4, width: 11, height: 7))
+        #expect(aligned.intersection(box) == box)
+    }
+
+    @Test(arguments: [(64, 48), (63, 47)])
+    func mosaicChangesOnlyTheBoxAndLeavesFewBlocks(width: Int, height: Int) {
+        let picture = noiseFrame(width: width, height: height)
+        let before = picture.bytes
+        let box = PixelRect(x: 9, y: 7, width: 60, height: 40)
+            .clamped(toWidth: width, height: height)
+            .alignedToChromaGrid(frameWidth: width, frameHeight: height)
+        let painter = MaskPainter(style: .pixelate, blocksAcross: 8)
+
+        painter.paint(box, in: picture.frame)
+
+        #expect(picture.changesOutside([box], comparedTo: before) == 0)
+        for y in box.y..<box.maxY {
+            var runs = 1
+            for x in (box.x + 1)..<box.maxX where picture.luma(x, y) != picture.luma(x - 1, y) {
+                runs += 1
+            }
+            #expect(runs <= 8, "row \(y) has \(runs) blocks")
+        }
+        #expect(painter.blockSize(for: box) * 8 >= max(box.width, box.height))
+    }
+
+    @Test func fillPaintsVideoBlackInsideOnly() {
+        let picture = noiseFrame(width: 40, height: 30)
+        let before = picture.bytes
+        let box = PixelRect(x: 4, y: 6, width: 10, height: 8)
+
+        MaskPainter(style: .fill, blocksAcross: 8).paint(box, in: picture.frame)
+
+        #expect(picture.changesOutside([box], comparedTo: before) == 0)
+        let frame = picture.frame
+        for y in box.y..<box.maxY {
+            for x in box.x..<box.maxX {
+                #expect(picture.luma(x, y) == MaskPainter.fillLuma)
+                #expect(frame.u[(y / 2) * frame.uStride + x / 2] == MaskPainter.fillChroma)
+                #expect(frame.v[(y / 2) * frame.vStride + x / 2] == MaskPainter.fillChroma)
+            }
+        }
+    }
+}
