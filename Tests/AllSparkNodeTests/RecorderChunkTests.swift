@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+@testable import AllSparkNode
+
+/// Records real video through the whole pipeline and checks every chunk with libav.
+@Suite(.serialized)
+struct RecorderChunkTests {
+    @Test("chunks of a 7 s file: playable, keyframe first, exact frame counts, names and tiling")
+    func chunksTileTheRecording() async throws {
+        let input = try TestFiles.makeTestVideo(seconds: 7)
+        let storeURL = try TestFiles.makeDirectory("chunks")
+        var config = RecorderHarness.config(source: input.path, store: storeURL)
+        // The default preset uses B-frames, so packets leave the encoder out of order.
+        config.encoder.preset = NodeConfig().encoder.preset
+        let harness = try RecorderHarness(config: config, storeDirectory: storeURL)
+        try await harness.run()
+
+        let chunks = harness.store.allChunks
+        #expect(chunks.map(\.frameCount) == [60, 60, 60, 30], "2 s chunks of a 210-frame, 30 fps file")
+        #expect(harness.savedChunks == chunks)
+        for chunk in chunks {
+            let chunkPath = storeURL.appendingPathComponent(chunk.fileName).path
+            let decoded = try DecodedChunk.decode(chunkPath)
+            #expect(decoded.firstPacketIsKeyframe, "\(chunk.fileName) must start with a keyframe")
+            #expect(decoded.codec == "h264" && decoded.pixelFormat == "yuv420p")
+            #expect(decoded.width == 320 && decoded.height == 240)
+            #expect(decoded.packets == chunk.frameCount && decoded.decodedFrames == chunk.frameCount)
+            let lines = try String(contentsOf: storeURL.appendingPathComponent(chunk.timestampsFileName), encoding: .utf8)
+                .split(separator: "\n").map { Int64($0)! }
+            #expect(lines.count == chunk.frameCount)
+            #expect(lines == lines.sorted() && Set(lines).count == lines.count)
+            #expect(chunk.fileName == "chunk_\(lines[0] / 1000).\(String(format: "%03d", lines[0] % 1000)).mp4")
+            // The container's timeline matches the timestamps file to the millisecond.
+            let containerMs = decoded.presentationTimes.map { Int64(($0 - decoded.presentationTimes[0]) * 1000 + 0.5) }
+            #expect(containerMs == lines.map { $0 - lines[0] })
+            let durationMs = Double(lines.last! - lines.first!) + 1000.0 / 30
+            #expect(abs(durationMs - Double(chunk.frameCount) * 1000 / 30) <= 1000.0 / 30 + 1)
+        }
+        for (previous, next) in zip(chunks, chunks.dropFirst()) {
+            let gap = next.startMs - previous.endMs
+            #expect(gap >= 33 && gap <= 34, "consecutive chunks are one frame apart, got \(gap) ms")
+            #expect(next.startMs - previous.startMs == 2000, "cut at frame precision on a 2000 ms grid")
+        }
+        #expect(!TestFiles.fileNames(in: storeURL).contains { $0.hasSuffix(".part") || $0.hasSuffix(".tmp") })
+    }
+
+    @Test("mov format and chunk length changes apply from the next chunk; cap changes at once")
+    func settingsChangeMidRun() async throws {
+        let input = try TestFiles.makeTestVideo(seconds: 4)
+        let storeURL = try TestFiles.makeDirectory("change")
+        var config = RecorderHarness.config(source: input.path, store: storeURL, loop: true)
+        let harness = try RecorderHarness(config: config, storeDirectory: storeURL)
+        config.videoFormat = .mov
+        config.videoChunkDurationMs = 3000
+        let changed = config
+        let applied = Mutex<Int?>(nil)
+        try await harness.run(stopWhen: { harness in
+            let count = harness.savedChunks.count
+            if count >= 2 && applied.withLock({ $0 }) == nil {
+                harness.recorder.apply(changed)
+                applied.withLock { $0 = count }
+            }
+            return count >= 6
+        })
+        let chunks = harness.savedChunks
+        let appliedAt = try #require(applied.withLock { $0 })
+        // The chunk in progress when the change arrived keeps its settings; the one after uses the new ones.
+        let before = chunks.prefix(appliedAt + 1)
+        let after = chunks.dropFirst(appliedAt + 1).dropLast()
+        #expect(before.allSatisfy { $0.format == .mp4 && $0.frameCount == 60 })
+        #expect(!after.isEmpty && after.allSatisfy { $0.format == .mov && $0.frameCount == 90 })
+        for chunk in after {
+            let decoded = try DecodedChunk.decode(storeURL.appendingPathComponent(chunk.fileName).path)
+            #expect(decoded.firstPacketIsKeyframe && decoded.decodedFrames == 90)
+        }
+
+        let usedBefore = harness.store.usage.usedBytes
+        config.videoBufferMaxMB = Double(usedBefore / 2) / 1_048_576
+        harness.recorder.apply(config)
+        #expect(harness.store.usage.usedBytes <= config.capBytes)
+        #expect(TestFiles.storeBytes(in: storeURL) <= config.capBytes)
+        #expect(harness.store.usage.chunksEvicted > 0)
+    }
+}
+
+import Synchronization
