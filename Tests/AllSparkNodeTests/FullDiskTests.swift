@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import AllSparkNode
+
+/// A store on a small tmpfs (mounted by the test; CI runs as root), so the disk, not the cap, runs out.
+@Suite(.serialized)
+struct FullDiskTests {
+    private func mountSmallDisk(megabytes: Int) throws -> URL {
+        let mountPoint = try TestFiles.makeDirectory("disk")
+        let result = try TestFiles.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", mountPoint.path])
+        guard result.status == 0 else { throw TestFailure("mounting a tmpfs needs root: \(result.output)") }
+        return mountPoint
+    }
+
+    private func unmount(_ url: URL) { _ = try? TestFiles.run("/bin/umount", [url.path]) }
+
+    @Test("a disk smaller than the cap: the store evicts to make room and recording never stops")
+    func diskSmallerThanCap() async throws {
+        let input = try TestFiles.makeTestVideo(seconds: 4)
+        let disk = try mountSmallDisk(megabytes: 3)
+        defer { unmount(disk) }
+        var config = RecorderHarness.config(source: input.path, store: disk, chunkMs: 1000, loop: true)
+        config.videoBufferMaxMB = 1000
+        let harness = try RecorderHarness(config: config, storeDirectory: disk)
+        try await harness.run(stopWhen: { $0.savedChunks.count >= 60 })
+
+        let saved = harness.savedChunks
+        #expect(saved.count >= 60)
+        // The last chunk ends where the test stopped the recorder.
+        #expect(saved.dropLast().allSatisfy { $0.frameCount == 30 }, "no chunk was cut short: \(saved.map(\.frameCount))")
+        #expect(harness.store.usage.chunksEvicted > 20)
+        for chunk in harness.store.allChunks {
+            let decoded = try DecodedChunk.decode(disk.appendingPathComponent(chunk.fileName).path)
+            #expect(decoded.decodedFrames == chunk.frameCount)
+        }
+    }
+
+    @Test("another program fills the disk: the node evicts, keeps running, and records again once space returns")
+    func diskFilledByAnotherProgram() async throws {
+        let input = try TestFiles.makeTestVideo(seconds: 4)
+        let disk = try mountSmallDisk(megabytes: 4)
+        defer { unmount(disk) }
+        var config = RecorderHarness.config(source: input.path, store: disk, chunkMs: 1000, loop: true)
+        config.videoBufferMaxMB = 1000
+        let harness = try RecorderHarness(config: config, storeDirectory: disk)
+        let filler = disk.appendingPathComponent("filler.bin")
+        try await harness.run(stopWhen: { harness in
+            let count = harness.savedChunks.count
+            if count == 5 && !FileManager.default.fileExists(atPath: filler.path) {
+                // Take every free byte; only the node's own chunks can make room now.
+                _ = try? TestFiles.run("/usr/bin/fallocate", ["-l", "\(DurableFile.availableBytes(at: disk.path) ?? 0)", filler.path])
+            }
+            if count == 20 { try? FileManager.default.removeItem(at: filler) }
+            return count >= 30
+        }, timeoutSeconds: 60)
+        let status = harness.recorder.status
+        #expect(harness.savedChunks.count >= 30, "recording went on after the disk filled up")
+        #expect(status.framesEncoded > 30 * 25)
+        for chunk in harness.store.allChunks {
+            let decoded = try DecodedChunk.decode(disk.appendingPathComponent(chunk.fileName).path)
+            #expect(decoded.firstPacketIsKeyframe && decoded.decodedFrames == chunk.frameCount)
+        }
+    }
+}
