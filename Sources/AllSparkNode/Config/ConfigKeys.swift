@@ -32,7 +32,7 @@ public enum ConfigKeys {
         .integer("encoder.crf", \.encoder.crf, 0...51),
         .integer("encoder.bitrateKbps", \.encoder.bitrateKbps, 0...500_000, allowed: "0 (use crf) or kbit/s up to 500000"),
         .integer("encoder.keyframeIntervalMs", \.encoder.keyframeIntervalMs, 100...10_000),
-        .choice("privacy", \.privacy, ["face", "none", "body"]),
+        .choice("privacy", \.privacy, PrivacyMode.allCases.map(\.rawValue)),
     ]
 
     public static func named(_ name: String) -> ConfigKey? {

@@ -69,6 +69,10 @@ public final class FaceDetector: RegionDetector {
     }
 
     private static func loadCascades(_ paths: [String]) throws(PrivacyError) -> OpaquePointer {
+        // Checked here too so that a missing file gets a plain reason and no OpenCV log noise.
+        if let missing = paths.first(where: { !FileManager.default.isReadableFile(atPath: $0) }) {
+            throw .cascadeUnavailable(path: missing, reason: "no readable file at this path")
+        }
         let cPaths = paths.map { strdup($0) }
         defer { cPaths.forEach { free($0) } }
         var handle: OpaquePointer?
@@ -80,11 +84,9 @@ public final class FaceDetector: RegionDetector {
             guard paths.indices.contains(Int(failedIndex)) else {
                 throw .detectorUnavailable(String(cString: allspark_status_description(status)))
             }
-            let path = paths[Int(failedIndex)]
-            let reason = FileManager.default.isReadableFile(atPath: path)
-                ? "not a valid cascade (\(String(cString: allspark_status_description(status))))"
-                : "no readable file at this path"
-            throw .cascadeUnavailable(path: path, reason: reason)
+            throw .cascadeUnavailable(
+                path: paths[Int(failedIndex)],
+                reason: "not a valid cascade (\(String(cString: allspark_status_description(status))))")
         }
         return handle
     }

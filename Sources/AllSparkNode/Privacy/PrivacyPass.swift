@@ -1,23 +1,27 @@
 import Logging
 
-/// Chooses the privacy pass for the configured mode, before recording starts.
+/// Chooses the privacy pass for the configured mode before recording starts, and fails
+/// closed: a face mode whose cascades cannot load refuses to start the node.
 public struct PrivacyPass: Sendable {
-    public let mode: String
+    public let mode: PrivacyMode
+    public let counters: PrivacyCounters
     public let makeMasker: @Sendable () throws -> FrameMasking
 
-    public init(mode: String, logger: Logger) throws {
-        self.mode = mode
-        switch mode {
-        case "none":
-            logger.warning("PRIVACY IS OFF (privacy: none): faces are recorded unmasked. Set privacy: face to mask them.")
-            makeMasker = { NoMasking() }
-        default:
-            throw PrivacyUnavailable(mode: mode)
+    public init(mode name: String, cascadeDirectory: String = FaceDetectionSettings.defaultCascadeDirectory, logger: Logger) throws {
+        guard let mode = PrivacyMode(rawValue: name) else {
+            throw ConfigError.invalidValue(
+                key: "privacy", value: name, allowed: "one of " + PrivacyMode.allCases.map(\.rawValue).joined(separator: ", "))
         }
+        self.mode = mode
+        let counters = PrivacyCounters()
+        self.counters = counters
+        if mode == .none {
+            logger.warning("PRIVACY IS OFF (privacy: none): faces are recorded unmasked. Set privacy: face to mask them.")
+        } else {
+            // Load the cascades once now, so a missing one stops the node before it records anything.
+            _ = try mode.makeFrameMasking(cascadeDirectory: cascadeDirectory, counters: counters)
+            logger.info("privacy: \(mode.rawValue) masking with cascades from \(cascadeDirectory)")
+        }
+        makeMasker = { try mode.makeFrameMasking(cascadeDirectory: cascadeDirectory, counters: counters) }
     }
-}
-
-struct PrivacyUnavailable: Error, CustomStringConvertible {
-    let mode: String
-    var description: String { "privacy mode \(mode) is not available in this build" }
 }
