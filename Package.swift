@@ -13,6 +13,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
     ],
     targets: [
         // FFmpeg's libraries, found through pkg-config; shim.h exposes the macros Swift cannot see.
@@ -21,6 +24,8 @@ let package = Package(
             pkgConfig: "libavformat libavcodec libavutil libswscale libavdevice",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavutil-dev", "libswscale-dev", "libavdevice-dev"])]
         ),
+        // libavahi-client, for publishing the node and finding edge servers with mDNS.
+        .systemLibrary(name: "CAvahi", pkgConfig: "avahi-client", providers: [.apt(["libavahi-client-dev"])]),
         // The three V4L2 ioctls `allspark-node devices` needs (ioctl is variadic: not callable from Swift).
         .target(name: "CV4L2"),
         // A small C API over OpenCV's cascade detector (C++ lives only here).
@@ -39,6 +44,11 @@ let package = Package(
                 "CFFmpeg",
                 "COpenCVShim",
                 "CV4L2",
+                "CAvahi",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),

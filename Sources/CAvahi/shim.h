@@ -1,0 +1,15 @@
+#ifndef ALLSPARK_CAVAHI_SHIM_H
+#define ALLSPARK_CAVAHI_SHIM_H
+
+#include <avahi-client/client.h>
+#include <avahi-client/publish.h>
+#include <avahi-client/lookup.h>
+#include <avahi-common/error.h>
+#include <avahi-common/malloc.h>
+#include <avahi-common/alternative.h>
+#include <avahi-common/strlst.h>
+#include <avahi-common/thread-watch.h>
+#include <avahi-common/timeval.h>
+#include <avahi-common/domain.h>
+
+#endif
