@@ -23,6 +23,12 @@ struct RunCommand: AsyncParsableCommand {
     var capMB: Double?
     @Option(help: "Privacy mode: face (default) or none.")
     var privacy: String?
+    @Option(help: "Port of the HTTP API, WebSocket and dashboard (server.port; 0 picks a free port).")
+    var port: Int?
+    @Option(help: "Bearer token required by the API and WebSocket (server.token).")
+    var token: String?
+    @Option(help: "Edge server uplink: a ws:// or wss:// URL, auto (mDNS), or off (uplink.url).")
+    var uplink: String?
     @Flag(name: .customLong("no-loop"), help: "Stop at the end of a file source instead of looping.")
     var noLoop = false
     @Flag(name: .customLong("no-pace"), help: "Read a file or the test pattern as fast as the pipeline goes; frame times follow the file.")
@@ -46,6 +52,9 @@ struct RunCommand: AsyncParsableCommand {
         if let chunkMs { flags.append(("videoChunkDurationMs", .number(Double(chunkMs)))) }
         if let capMB { flags.append(("videoBufferMaxMB", .number(capMB))) }
         if let privacy { flags.append(("privacy", .text(privacy))) }
+        if let port { flags.append(("server.port", .number(Double(port)))) }
+        if let token { flags.append(("server.token", .text(token))) }
+        if let uplink { flags.append(("uplink.url", .text(uplink))) }
         if noLoop { flags.append(("loop", .flag(false))) }
         if noPace { flags.append(("pace", .flag(false))) }
         return flags
@@ -65,13 +74,6 @@ struct RunCommand: AsyncParsableCommand {
         if config.source == "auto" {
             logger.notice("source auto: \(source == .testPattern ? "no camera at /dev/video0, using the test pattern" : "using \(source)")")
         }
-        let masking = try PrivacyPass(mode: config.privacy, logger: logger)
-        let store = try ChunkStore(directory: config.storeDirectory, capBytes: config.capBytes, logger: logger)
-        let recorder = Recorder(config: config, store: store, logger: logger, makeMasker: masking.makeMasker)
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: recorder, successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
-        try await group.run()
+        try await CameraNode(config: config, logger: logger).run()
     }
 }

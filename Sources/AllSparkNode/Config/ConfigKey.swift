@@ -76,11 +76,26 @@ public struct ConfigKey: Sendable {
             read: { .text($0[keyPath: path]) })
     }
 
-    static func text(_ name: String, _ path: WritableKeyPath<NodeConfig, String> & Sendable, allowed: String) -> ConfigKey {
+    static func text(
+        _ name: String, _ path: WritableKeyPath<NodeConfig, String> & Sendable, allowed: String,
+        accept: @escaping @Sendable (String) -> Bool = { _ in true }
+    ) -> ConfigKey {
         ConfigKey(
             name: name, allowed: allowed, appliesWhileRunning: false,
             write: { value, config in
-                guard let text = value.asText, !text.isEmpty, !text.contains("\0") else { return false }
+                guard let text = value.asText, !text.isEmpty, !text.contains("\0"), accept(text) else { return false }
+                config[keyPath: path] = text
+                return true
+            },
+            read: { .text($0[keyPath: path]) })
+    }
+
+    /// A text that may be empty (an unset token, no TLS files).
+    static func optionalText(_ name: String, _ path: WritableKeyPath<NodeConfig, String> & Sendable, allowed: String) -> ConfigKey {
+        ConfigKey(
+            name: name, allowed: allowed, appliesWhileRunning: false,
+            write: { value, config in
+                guard let text = value.asText, !text.contains("\0") else { return false }
                 config[keyPath: path] = text
                 return true
             },

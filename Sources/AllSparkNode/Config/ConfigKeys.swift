@@ -33,6 +33,18 @@ public enum ConfigKeys {
         .integer("encoder.bitrateKbps", \.encoder.bitrateKbps, 0...500_000, allowed: "0 (use crf) or kbit/s up to 500000"),
         .integer("encoder.keyframeIntervalMs", \.encoder.keyframeIntervalMs, 100...10_000),
         .choice("privacy", \.privacy, PrivacyMode.allCases.map(\.rawValue)),
+        .integer("server.port", \.server.port, 0...65535, allowed: "0 (any free port) or a port in 1...65535"),
+        .text("server.host", \.server.host, allowed: "an address to listen on, e.g. 0.0.0.0 or 127.0.0.1"),
+        .optionalText("server.token", \.server.token, allowed: "a bearer token, or empty for none"),
+        .optionalText("server.tlsCertificate", \.server.tlsCertificate, allowed: "a PEM certificate file, or empty"),
+        .optionalText("server.tlsKey", \.server.tlsKey, allowed: "a PEM private key file, or empty"),
+        .text("server.webDirectory", \.server.webDirectory, allowed: "the dashboard's directory"),
+        .integer("server.maxUploadBytes", \.server.maxUploadBytes, 1...Int(Int32.max)),
+        .boolean("server.announce", \.server.announce),
+        .text("uplink.url", \.uplink.url, allowed: "off, auto, or a ws:// or wss:// URL") { url in
+            url == "off" || url == "auto" || url.hasPrefix("ws://") || url.hasPrefix("wss://")
+        },
+        .optionalText("uplink.name", \.uplink.name, allowed: "a client name, or empty for the host name"),
     ]
 
     public static func named(_ name: String) -> ConfigKey? {

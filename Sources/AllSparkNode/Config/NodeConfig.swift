@@ -19,6 +19,8 @@ public struct NodeConfig: Sendable, Equatable {
 
     public var encoder = EncoderSettings()
     public var privacy: String = "face"
+    public var server = ServerSettings()
+    public var uplink = UplinkSettings()
 
     public init() {}
 
@@ -46,6 +48,38 @@ public struct EncoderSettings: Sendable, Equatable {
     public var bitrateKbps: Int = 0
     /// Keyframe interval; also the crash-loss window, since fragments start at keyframes.
     public var keyframeIntervalMs: Int = 1000
+
+    public init() {}
+}
+
+public struct ServerSettings: Sendable, Equatable {
+    /// 8090: clear of the edge server's 8080 (and 9080), so both can run on one machine.
+    public var port: Int = 8090
+    public var host: String = "0.0.0.0"
+    /// When set, everything but /api/health and the dashboard's static files needs
+    /// `Authorization: Bearer <token>` (WebSocket: that header or `?token=`).
+    public var token: String = ""
+    /// PEM files; with both set the node serves https and wss only.
+    public var tlsCertificate: String = ""
+    public var tlsKey: String = ""
+    /// The dashboard's files; relative paths are resolved against the working directory.
+    public var webDirectory: String = "web"
+    /// Largest file sent as one WebSocket message; the edge server drops anything of 300 MiB or more.
+    public var maxUploadBytes: Int = 314_572_799
+    /// Publish the node with mDNS (`_allspark-node._tcp`) through avahi-daemon.
+    public var announce: Bool = true
+
+    public init() {}
+
+    public var usesTLS: Bool { !tlsCertificate.isEmpty && !tlsKey.isEmpty }
+}
+
+public struct UplinkSettings: Sendable, Equatable {
+    /// `off`, `auto` (find `_allspark._tcp` with mDNS), or a ws:// or wss:// URL of an edge server.
+    public var url: String = "off"
+    /// The clientInfo name; empty uses the host name. A persisted 3-digit nonce is appended
+    /// when the name has no run of 3 digits, as the iOS app does.
+    public var name: String = ""
 
     public init() {}
 }

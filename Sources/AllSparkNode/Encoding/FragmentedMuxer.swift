@@ -3,14 +3,26 @@ import Foundation
 
 /// Writes one H.264 stream to a fragmented MP4 or MOV file. Each keyframe starts a new
 /// fragment and every packet is flushed to the file at once, so a killed process leaves a
-/// file that is readable up to its last complete fragment.
+/// file that is readable up to its last complete fragment. (`Layout.progressive` writes a
+/// plain file with its index first instead, for downloads that are written in one go.)
 final class FragmentedMuxer {
+    enum Layout {
+        case fragmented
+        case progressive
+
+        var movflags: String {
+            switch self {
+            case .fragmented: "frag_keyframe+empty_moov+default_base_moof"
+            case .progressive: "+faststart"
+            }
+        }
+    }
+
     let path: String
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var streamTimeBase = AVRational(num: 1, den: 1000)
     /// A second descriptor on the same file, for fdatasync (libavformat does not expose its own).
     private var syncDescriptor: Int32 = -1
-    private var headerWritten = false
     private var closed = false
 
     convenience init(path: String, format: VideoFormat, encoder: UnsafeMutablePointer<AVCodecContext>) throws {
@@ -21,7 +33,7 @@ final class FragmentedMuxer {
         try self.init(path: path, format: format, codecParameters: parameters)
     }
 
-    init(path: String, format: VideoFormat, codecParameters: UnsafePointer<AVCodecParameters>) throws {
+    init(path: String, format: VideoFormat, codecParameters: UnsafePointer<AVCodecParameters>, layout: Layout = .fragmented) throws {
         self.path = path
         var allocated: UnsafeMutablePointer<AVFormatContext>?
         try checkLibav(avformat_alloc_output_context2(&allocated, nil, format.rawValue, path), "creating a \(format.rawValue) muxer")
@@ -38,9 +50,8 @@ final class FragmentedMuxer {
             context.pointee.flush_packets = 1
             var options: OpaquePointer?
             defer { av_dict_free(&options) }
-            av_dict_set(&options, "movflags", "frag_keyframe+empty_moov+default_base_moof", 0)
+            av_dict_set(&options, "movflags", layout.movflags, 0)
             try checkLibav(avformat_write_header(context, &options), "writing the header of \(path)")
-            headerWritten = true
             streamTimeBase = stream.pointee.time_base
         } catch {
             closeFile()

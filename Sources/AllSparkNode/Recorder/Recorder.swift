@@ -25,6 +25,8 @@ public final class Recorder: Service, Sendable {
     }
 
     public var status: RecorderStatus { control.currentStatus }
+    /// The latest masked frame, copied about twice a second; nil before the first frame.
+    public var latestSnapshot: SnapshotFrame? { control.latestSnapshot }
     public var settings: RecordingSettings { control.currentSettings }
 
     /// Format, chunk length and encoder settings apply from the next chunk; the cap at once.

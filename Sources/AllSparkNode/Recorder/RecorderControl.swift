@@ -7,6 +7,9 @@ final class RecorderControl: Sendable {
     private let settings: Mutex<RecordingSettings>
     private let status = Mutex(RecorderStatus())
     private let chunkObservers = Mutex<[@Sendable (ChunkRecord) -> Void]>([])
+    private let snapshot = Mutex(SnapshotFrame())
+    /// The recording thread copies a masked frame this often for snapshots and the dashboard.
+    static let snapshotIntervalMs: Int64 = 500
 
     init(settings: RecordingSettings) {
         self.settings = Mutex(settings)
@@ -21,6 +24,14 @@ final class RecorderControl: Sendable {
     var currentStatus: RecorderStatus { status.withLock { $0 } }
     func updateStatus(_ change: (inout RecorderStatus) -> Void) { status.withLock { change(&$0) } }
 
+    var latestSnapshot: SnapshotFrame? {
+        snapshot.withLock { $0.sequence > 0 ? $0 : nil }
+    }
+
+    func storeSnapshot(of frame: YUV420Frame, captureTimeMs: Int64) {
+        snapshot.withLock { $0.copy(from: frame, captureTimeMs: captureTimeMs) }
+    }
+
     func observeChunks(_ observer: @escaping @Sendable (ChunkRecord) -> Void) {
         chunkObservers.withLock { $0.append(observer) }
     }
@@ -29,6 +40,7 @@ final class RecorderControl: Sendable {
         status.withLock {
             $0.chunksWritten += 1
             $0.lastChunk = record
+            $0.storeError = nil
         }
         for observer in chunkObservers.withLock({ $0 }) { observer(record) }
     }

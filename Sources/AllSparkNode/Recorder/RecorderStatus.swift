@@ -5,6 +5,11 @@ public struct RecorderStatus: Sendable, Equatable {
     /// The last failure of the source, cleared by the next frame.
     public var sourceError: String?
     public var encoderName: String?
+    /// Size of the frames being encoded.
+    public var frameWidth = 0
+    public var frameHeight = 0
+    /// The last failure to create or write a chunk, cleared by the next chunk published.
+    public var storeError: String?
     public var lastFrameCaptureMs: Int64?
     public var lastFrameMonotonicMs: Int64?
     public var framesCaptured = 0

@@ -28,6 +28,7 @@ final class RecordingLoop {
     private var awaitedChunks: [ChunkPlan] = []
     /// Set when the store could not take more of the current chunk: the next frame starts a new one.
     private var cutRequested = false
+    private var lastSnapshotMonotonicMs: Int64?
 
     static let maximumRetryDelayMs: Int64 = 30_000
 
@@ -114,6 +115,10 @@ final class RecordingLoop {
             control.updateStatus { $0.framesDropped += 1 }
             return
         }
+        if nowMonotonicMs - (lastSnapshotMonotonicMs ?? .min / 2) >= RecorderControl.snapshotIntervalMs {
+            lastSnapshotMonotonicMs = nowMonotonicMs
+            control.storeSnapshot(of: frame.picture, captureTimeMs: frame.captureTimeMs)
+        }
         do {
             try encode(frame)
             control.updateStatus { $0.framesEncoded += 1 }
@@ -137,7 +142,11 @@ final class RecordingLoop {
                 settings: settings.encoder, width: frame.picture.width, height: frame.picture.height,
                 fps: settings.fps, logger: logger)
             logger.info("encoding with \(opened.codecName) (\(settings.encoder.preset), \(frame.picture.width)x\(frame.picture.height))")
-            control.updateStatus { $0.encoderName = opened.codecName }
+            control.updateStatus {
+                $0.encoderName = opened.codecName
+                $0.frameWidth = opened.width
+                $0.frameHeight = opened.height
+            }
             encoder = opened
             originMs = frame.captureTimeMs
             lastPts = -1
@@ -172,6 +181,7 @@ final class RecordingLoop {
                     writer = try ChunkWriter(plan: next, store: store, encoder: encoder)
                 } catch {
                     logger.error("cannot start chunk \(next.stamp): \(error); frames are dropped until the next chunk")
+                    control.updateStatus { $0.storeError = "cannot start chunk \(next.stamp): \(error)" }
                     cutRequested = true
                 }
             }
@@ -184,6 +194,7 @@ final class RecordingLoop {
                 }
             } catch {
                 logger.error("writing chunk \(current.plan.stamp) failed: \(error); keeping what reached the disk")
+                control.updateStatus { $0.storeError = "writing chunk \(current.plan.stamp) failed: \(error)" }
                 writer = nil
                 if let record = current.salvage(logger: logger) { control.announce(record) }
                 cutRequested = true

@@ -26,6 +26,9 @@ public final class ChunkStore: Sendable {
         var peakBytes: Int64 = 0
         var chunksEvicted = 0
         var chunksCommitted = 0
+        /// Chunks named in uploads under way (stamp → number of uploads), evicted only when nothing else is left.
+        var pins: [String: Int] = [:]
+        var pinnedChunksEvicted = 0
 
         var committedBytes: Int64 { chunks.reduce(0) { $0 + $1.totalBytes } }
     }
@@ -120,17 +123,46 @@ public final class ChunkStore: Sendable {
         state.withLock { evictOldest(&$0, reason: "asked to") }
     }
 
+    /// Keeps these chunks while an upload reads them: eviction takes every other chunk first.
+    public func pin(_ stamps: [String]) {
+        state.withLock { state in
+            for stamp in stamps { state.pins[stamp, default: 0] += 1 }
+        }
+    }
+
+    public func unpin(_ stamps: [String]) {
+        state.withLock { state in
+            for stamp in stamps {
+                guard let count = state.pins[stamp] else { continue }
+                state.pins[stamp] = count > 1 ? count - 1 : nil
+            }
+        }
+    }
+
+    /// Whether a chunk is still in the store (an upload checks before sending it).
+    public func contains(stamp: String) -> Bool {
+        state.withLock { $0.chunks.contains { $0.stamp == stamp } }
+    }
+
     private func evict(_ state: inout State, toFit liveBytes: Int64) {
         while state.committedBytes + liveBytes > state.capBytes, evictOldest(&state, reason: "over the cap") != nil {}
     }
 
+    /// Evicts the oldest chunk no upload is reading; if every chunk is being uploaded, the
+    /// cap wins and the oldest pinned chunk goes (its upload reports it).
     private func evictOldest(_ state: inout State, reason: String) -> ChunkRecord? {
         guard !state.chunks.isEmpty else { return nil }
-        let oldest = state.chunks.removeFirst()
+        let index = state.chunks.firstIndex { state.pins[$0.stamp] == nil } ?? 0
+        let oldest = state.chunks.remove(at: index)
         unlink(directory.appendingPathComponent(oldest.fileName).path)
         unlink(directory.appendingPathComponent(oldest.timestampsFileName).path)
         state.chunksEvicted += 1
-        logger.debug("evicted \(oldest.fileName) (\(reason))")
+        if state.pins[oldest.stamp] != nil {
+            state.pinnedChunksEvicted += 1
+            logger.warning("evicted \(oldest.fileName) while an upload needed it (\(reason))")
+        } else {
+            logger.debug("evicted \(oldest.fileName) (\(reason))")
+        }
         return oldest
     }
 }

@@ -1,0 +1,52 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// One running AllSpark node: recorder, store, API server, and (when configured) the
+/// uplink to an edge server, wired together and run as one service group. SIGTERM and
+/// SIGINT shut it down gracefully: the current chunk is finished first.
+public struct CameraNode: Sendable {
+    public let services: NodeServices
+    private let logger: Logger
+
+    public init(config: NodeConfig, logger: Logger) throws {
+        self.logger = logger
+        let privacy = try PrivacyPass(mode: config.privacy, logger: logger)
+        let store = try ChunkStore(directory: config.storeDirectory, capBytes: config.capBytes, logger: logger)
+        let recorder = Recorder(config: config, store: store, logger: logger, makeMasker: privacy.makeMasker)
+        let live = LiveConfiguration(config: config, recorder: recorder, logger: logger)
+        let services = NodeServices(live: live, store: store, recorder: recorder, privacy: privacy.counters)
+        recorder.onChunkSaved { record in
+            let status = recorder.status
+            services.peers.broadcast(
+                ProtocolMessage.chunkSaved(record, fps: live.config.fps, width: status.frameWidth, height: status.frameHeight))
+        }
+        self.services = services
+    }
+
+    /// Runs until a signal or until recording ends (a non-looping file). `onServerRunning`
+    /// receives the bound port (useful with port 0).
+    public func run(
+        signals: [UnixSignal] = [.sigterm, .sigint], findEdgeServer: @escaping @Sendable () async throws -> EdgeServerAddress? = { nil },
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
+        let config = services.live.config
+        let logger = logger
+        let application = try NodeServer.makeApplication(services: services, logger: logger) { port in
+            logger.notice("serving the API, WebSocket and dashboard on \(config.server.usesTLS ? "https" : "http")://\(config.server.host):\(port)/")
+            await onServerRunning(port)
+        }
+        var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: services.recorder, successTerminationBehavior: .gracefullyShutdownGroup),
+            .init(service: application),
+        ]
+        if config.uplink.url != "off" {
+            let uplink = Uplink(settings: config.uplink, services: services, logger: logger, findEdgeServer: findEdgeServer)
+            serviceList.append(.init(service: uplink))
+        }
+        let group = ServiceGroup(configuration: .init(services: serviceList, gracefulShutdownSignals: signals, logger: logger))
+        try await group.run()
+    }
+}

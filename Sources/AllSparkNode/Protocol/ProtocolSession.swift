@@ -1,0 +1,162 @@
+import Foundation
+import Logging
+import NIOCore
+import WSCore
+
+/// One AllSpark WebSocket conversation, in either of the node's two roles:
+/// - `.server`: a peer (operator, agent, test) connected to the node's own port;
+/// - `.uplink`: the node connected to an edge server, as the iOS app is.
+/// A reader handles incoming messages; a single writer drains the outbox, so uploads and
+/// pushed events never interleave and recording never waits for a peer.
+public struct ProtocolSession: Sendable {
+    public enum Role: Sendable { case server, uplink }
+
+    let role: Role
+    let live: LiveConfiguration
+    let store: ChunkStore
+    let uploader: FileUploader
+    let logger: Logger
+    /// Called with the peer's clientInfo name (server role).
+    var onClientInfo: @Sendable (String) -> Void = { _ in }
+    /// Called with each command the session accepts, for status pages.
+    var onCommand: @Sendable (String) -> Void = { _ in }
+
+    /// Largest message accepted from a peer; commands are small JSON texts.
+    static let maximumIncomingMessageBytes = 1 << 20
+
+    init(role: Role, live: LiveConfiguration, store: ChunkStore, uploader: FileUploader, logger: Logger) {
+        self.role = role
+        self.live = live
+        self.store = store
+        self.uploader = uploader
+        self.logger = logger
+    }
+
+    /// Runs until the peer disconnects. `outbox` may already hold greeting messages.
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, outbox: Outbox) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await item in outbox.items {
+                    try await write(item, to: outbound)
+                }
+            }
+            group.addTask {
+                defer { outbox.close() }
+                for try await message in inbound.messages(maxSize: Self.maximumIncomingMessageBytes) {
+                    handle(message, outbox: outbox)
+                }
+            }
+            // Whichever side ends first (peer gone, write failed) ends the conversation.
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func write(_ item: OutboundItem, to outbound: WebSocketOutboundWriter) async throws {
+        switch item {
+        case .text(let text):
+            try await outbound.writeTextMessage(text)
+        case .upload(let job):
+            let report = try await job.run(store: store, uploader: uploader, outbound: outbound)
+            logger.info("uploadTimeRange: sent \(report.sent.count) files, skipped \(report.skipped.count)")
+            if role == .server {
+                try await outbound.writeTextMessage(report.statusMessage(range: job.range))
+            }
+        }
+    }
+
+    func handle(_ message: WebSocketMessage, outbox: Outbox) {
+        switch message {
+        case .binary:
+            if role == .server { outbox.send(ProtocolMessage.status(false, "Unexpected binary message: the node accepts JSON text only")) }
+        case .text(let text):
+            guard let json = JSONValue.parse(text), json.object != nil else {
+                logger.warning("ignored a malformed message: \(text.prefix(200))")
+                outbox.send(ProtocolMessage.status(false, ProtocolError.invalidJSON.description))
+                return
+            }
+            if let command = json["command"] {
+                handleCommand(command.string ?? command.rendered(), json, outbox: outbox)
+            } else if let type = json["type"]?.string {
+                handleTyped(type, json, outbox: outbox)
+            } else if json["status"] != nil {
+                logger.debug("peer status: \(text.prefix(200))")
+            } else if role == .server {
+                outbox.send(ProtocolMessage.status(false, ProtocolError.unknownMessage("no type or command").description))
+            }
+        }
+    }
+
+    private func handleCommand(_ command: String, _ json: JSONValue, outbox: Outbox) {
+        onCommand(command)
+        guard command == "uploadTimeRange" else {
+            logger.notice("ignored unknown command \(command)")
+            if role == .server {
+                outbox.send(ProtocolMessage.status(false, "Unknown command: \(command)", extra: ["command": .string(command)]))
+            }
+            return
+        }
+        let range: UploadTimeRange
+        do {
+            range = try UploadTimeRange(command: json)
+        } catch {
+            logger.warning("refused uploadTimeRange: \(error)")
+            outbox.send(ProtocolMessage.status(false, error.description, extra: ["command": .string(command)]))
+            return
+        }
+        let chunks = range.chunks(in: store)
+        store.pin(chunks.map(\.stamp))
+        logger.info("uploadTimeRange \(range.startMs)...\(range.endMs) ms: \(chunks.count) chunks")
+        outbox.send(UploadJob(range: range, chunks: chunks))
+    }
+
+    private func handleTyped(_ type: String, _ json: JSONValue, outbox: Outbox) {
+        switch type {
+        case "clientConfig":
+            applyClientConfig(json["config"], outbox: outbox)
+        case "clientInfo" where role == .server:
+            onClientInfo(json["clientName"]?.string ?? "unnamed")
+        default:
+            logger.notice("ignored message type \(type)")
+            if role == .server { outbox.send(ProtocolMessage.status(false, ProtocolError.unknownMessage(type).description)) }
+        }
+    }
+
+    private func applyClientConfig(_ config: JSONValue?, outbox: Outbox) {
+        guard let object = config?.object else {
+            logger.warning("refused clientConfig without a config object")
+            guard role == .server else { return }
+            outbox.send(ProtocolMessage.status(false, "clientConfig needs a config object", extra: ["key": .string("config")]))
+            return
+        }
+        var values: [String: ConfigValue] = [:]
+        for (key, value) in object {
+            guard let converted = ConfigValue(json: value) else {
+                // Unknown keys may carry objects (communicationsPolicy); known keys never do.
+                if ConfigKeys.named(key) != nil {
+                    logger.warning("refused clientConfig: \(key) is not a scalar")
+                    if role == .server { outbox.send(ProtocolMessage.status(false, "invalid value for \(key)", extra: ["key": .string(key)])) }
+                    return
+                }
+                continue
+            }
+            values[key] = converted
+        }
+        do {
+            let outcome = try live.apply(values)
+            // The edge server expects no answer to its clientConfig; the node's own peers get one.
+            if role == .server {
+                outbox.send(ProtocolMessage.status(true, "Config applied", extra: [
+                    "config": live.clientConfig,
+                    "applied": .array(outcome.applied.map { .string($0) }),
+                    "ignored": .array((outcome.notChangeableWhileRunning + outcome.unknown).map { .string($0) }),
+                ]))
+            }
+        } catch let error as ConfigError {
+            logger.warning("refused clientConfig: \(error)")
+            if role == .server { outbox.send(ProtocolMessage.status(false, error.description, extra: ["key": .string(error.key ?? "")])) }
+        } catch {
+            logger.error("clientConfig failed: \(error)")
+        }
+    }
+}

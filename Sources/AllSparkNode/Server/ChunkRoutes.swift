@@ -1,0 +1,74 @@
+import Foundation
+import Hummingbird
+
+/// GET /api/chunks?start=&end= (epoch seconds) and GET /api/chunks/{filename}.
+/// Only names that are in the store's index are served: the name is looked up, never
+/// joined to a path as given, so no request can reach a file outside the store.
+struct ChunkRoutes {
+    let services: NodeServices
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/api/chunks") { request, _ in
+            let query = request.uri.queryParameters
+            do {
+                let startMs = try Self.epochMs(query.get("start"), name: "start") ?? 0
+                let endMs = try Self.epochMs(query.get("end"), name: "end") ?? Int64.max
+                guard startMs <= endMs else { return JSONResponse.error("start is after end", status: .badRequest) }
+                let chunks = services.store.chunks(overlappingStartMs: startMs, endMs: endMs)
+                return JSONResponse.make(.object(["count": .number(Double(chunks.count)), "chunks": .array(chunks.map(\.json))]))
+            } catch let error as APIError {
+                return JSONResponse.error(error.message, status: .badRequest)
+            }
+        }
+        router.get("/api/chunks/:filename") { request, context in
+            let name = try context.parameters.require("filename")
+            guard Self.isPlainFileName(name) else {
+                return JSONResponse.error("invalid file name", status: .badRequest)
+            }
+            guard let (chunk, isTimestamps) = services.store.allChunks.lazy.compactMap({ chunk -> (ChunkRecord, Bool)? in
+                chunk.fileName == name ? (chunk, false) : chunk.timestampsFileName == name ? (chunk, true) : nil
+            }).first else {
+                return JSONResponse.error("no such chunk file in the store", status: .notFound)
+            }
+            let path = services.store.directory.appendingPathComponent(name).path
+            let size = Int(isTimestamps ? chunk.timestampsBytes : chunk.chunkBytes)
+            return try await Self.serveFile(path: path, size: size, contentType: ProtocolMessage.mimeType(forFileName: name), request: request, context: context)
+        }
+    }
+
+    static func isPlainFileName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 128 && !name.hasPrefix(".")
+            && name.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) && $0.isASCII || "._-".unicodeScalars.contains($0) }
+    }
+
+    struct APIError: Error { let message: String }
+
+    static func epochMs(_ text: String?, name: String) throws -> Int64? {
+        guard let text else { return nil }
+        guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= UploadTimeRange.latestSeconds else {
+            throw APIError(message: "\(name) must be epoch seconds in 0...\(Int(UploadTimeRange.latestSeconds)), got \(text)")
+        }
+        return Int64((seconds * 1000).rounded())
+    }
+
+    /// Serves a file with HTTP Range support (one range), streaming it from disk.
+    static func serveFile(path: String, size: Int, contentType: String, request: Request, context: BasicRequestContext) async throws -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        headers[.acceptRanges] = "bytes"
+        switch ByteRange.parse(request.headers[.range], fileSize: size) {
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(size)"
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        case .whole:
+            headers[.contentLength] = String(size)
+            let body = try await FileIO().loadFile(path: path, context: context)
+            return Response(status: .ok, headers: headers, body: body)
+        case .partial(let range):
+            headers[.contentRange] = "bytes \(range.first)-\(range.last)/\(size)"
+            headers[.contentLength] = String(range.last - range.first + 1)
+            let body = try await FileIO().loadFile(path: path, range: range.first...range.last, context: context)
+            return Response(status: .partialContent, headers: headers, body: body)
+        }
+    }
+}

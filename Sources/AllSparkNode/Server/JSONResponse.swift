@@ -1,0 +1,37 @@
+import Hummingbird
+import NIOCore
+
+/// JSON bodies for the API, built from `JSONValue` so field types are explicit.
+enum JSONResponse {
+    static func make(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: value.rendered())))
+    }
+
+    static func error(_ message: String, status: HTTPResponse.Status, extra: [String: JSONValue] = [:]) -> Response {
+        var fields = extra
+        fields["status"] = .string("error")
+        fields["message"] = .string(message)
+        return make(.object(fields), status: status)
+    }
+}
+
+extension ChunkRecord {
+    /// A chunk as the API lists it: epoch seconds for the protocol, ms for exactness.
+    var json: JSONValue {
+        .object([
+            "file": .string(fileName),
+            "timestampsFile": .string(timestampsFileName),
+            "format": .string(format.rawValue),
+            "startTime": .number(Double(startMs) / 1000),
+            "endTime": .number(Double(endMs) / 1000),
+            "startMs": .number(Double(startMs)),
+            "endMs": .number(Double(endMs)),
+            "frames": .number(Double(frameCount)),
+            "bytes": .number(Double(chunkBytes)),
+            "timestampsBytes": .number(Double(timestampsBytes)),
+        ])
+    }
+}

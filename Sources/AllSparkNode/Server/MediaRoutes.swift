@@ -1,0 +1,74 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import _NIOFileSystem
+
+/// GET /api/snapshot.jpg (latest masked frame), GET /api/clip?start=&end= (one MP4 of a
+/// time range, remuxed), GET /metrics.
+struct MediaRoutes {
+    let services: NodeServices
+    let metrics: MetricsExporter
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/api/snapshot.jpg") { _, _ in
+            guard let snapshot = try services.snapshots.latestJPEG() else {
+                return JSONResponse.error("no frame captured yet", status: .serviceUnavailable)
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "image/jpeg"
+            headers[.cacheControl] = "no-store"
+            headers[HTTPField.Name("X-Capture-Time-Ms")!] = String(snapshot.captureTimeMs)
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: snapshot.jpeg)))
+        }
+        router.get("/api/clip") { request, _ in try await clip(request) }
+        router.get("/metrics") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; version=0.0.4"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: metrics.render())))
+        }
+    }
+
+    private func clip(_ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        let startMs: Int64
+        let endMs: Int64
+        do {
+            guard let start = try ChunkRoutes.epochMs(query.get("start"), name: "start"),
+                let end = try ChunkRoutes.epochMs(query.get("end"), name: "end")
+            else { return JSONResponse.error("start and end (epoch seconds) are required", status: .badRequest) }
+            (startMs, endMs) = (start, end)
+        } catch let error as ChunkRoutes.APIError {
+            return JSONResponse.error(error.message, status: .badRequest)
+        }
+        guard startMs < endMs else { return JSONResponse.error("start must be before end", status: .badRequest) }
+        let chunks = services.store.chunks(overlappingStartMs: startMs, endMs: endMs)
+        guard !chunks.isEmpty else { return JSONResponse.error("no recording in that range", status: .notFound) }
+        services.store.pin(chunks.map(\.stamp))
+        defer { services.store.unpin(chunks.map(\.stamp)) }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("allspark-clip-\(UUID().uuidString).mp4").path
+        let summary: ClipExporter.Summary
+        do {
+            summary = try ClipExporter.export(
+                chunks: chunks, storeDirectory: services.store.directory, startMs: startMs, endMs: endMs, to: path)
+        } catch {
+            unlink(path)
+            return JSONResponse.error("could not make the clip: \(error)", status: .internalServerError)
+        }
+        let size = DurableFile.size(of: path)
+        var headers = HTTPFields()
+        headers[.contentType] = "video/mp4"
+        headers[.contentLength] = String(size)
+        headers[.contentDisposition] = "attachment; filename=\"clip_\(ChunkNaming.stamp(forMs: summary.firstFrameMs)).mp4\""
+        headers[HTTPField.Name("X-Clip-Frames")!] = String(summary.frames)
+        let body = ResponseBody { writer in
+            defer { unlink(path) }
+            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
+                for try await piece in handle.readChunks(chunkLength: .bytes(FileUploader.pieceBytes)) {
+                    try await writer.write(piece)
+                }
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: headers, body: body)
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import HummingbirdWebSocket
+import Logging
+import NIOSSL
+
+/// The node's one port: the HTTP API, the dashboard's files, and the WebSocket (upgrade at
+/// `/` or `/ws`), over TLS when a certificate and key are configured.
+public enum NodeServer {
+    /// Incoming WebSocket frames above this drop the connection; peers send small JSON commands.
+    static let maximumIncomingFrameBytes = 1 << 20
+
+    public static func makeApplication(
+        services: NodeServices, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        let settings = services.live.config.server
+        let router = Router()
+        router.add(middleware: TokenAuthMiddleware(token: settings.token))
+        StatusRoutes(services: services).register(on: router)
+        ConfigRoutes(services: services).register(on: router)
+        ChunkRoutes(services: services).register(on: router)
+        MediaRoutes(services: services, metrics: MetricsExporter(services: services)).register(on: router)
+        router.add(middleware: FileMiddleware(settings.webDirectory, searchForIndexHtml: true, logger: logger))
+
+        let webSocketRouter = WebSocketEndpoint(services: services, token: settings.token).makeRouter()
+        let webSocketConfiguration = WebSocketServerConfiguration(maxFrameSize: maximumIncomingFrameBytes)
+        let plain = HTTPServerBuilder.http1WebSocketUpgrade(
+            webSocketRouter: webSocketRouter, configuration: .init(ws: webSocketConfiguration))
+        let server: HTTPServerBuilder
+        if settings.usesTLS {
+            let certificates = try NIOSSLCertificate.fromPEMFile(settings.tlsCertificate).map { NIOSSLCertificateSource.certificate($0) }
+            let key = try NIOSSLPrivateKey(file: settings.tlsKey, format: .pem)
+            server = try .tls(plain, tlsConfiguration: .makeServerConfiguration(certificateChain: certificates, privateKey: .privateKey(key)))
+        } else {
+            server = plain
+        }
+        return Application(
+            router: router,
+            server: server,
+            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "allspark-node"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? settings.port) },
+            logger: logger)
+    }
+}

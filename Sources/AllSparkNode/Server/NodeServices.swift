@@ -1,0 +1,40 @@
+import Foundation
+
+/// Everything the HTTP API, the WebSocket sessions and the uplink share: one running node.
+public struct NodeServices: Sendable {
+    public let live: LiveConfiguration
+    public let store: ChunkStore
+    public let recorder: Recorder
+    public let peers: PeerRegistry
+    public let uploads: UploadCounters
+    public let privacy: PrivacyCounters
+    public let uplinkState: UplinkStateBox
+    public let snapshots: SnapshotSource
+    public let startedAtMonotonicMs: Int64
+
+    public init(
+        live: LiveConfiguration, store: ChunkStore, recorder: Recorder, privacy: PrivacyCounters,
+        peers: PeerRegistry = PeerRegistry(), uploads: UploadCounters = UploadCounters(),
+        uplinkState: UplinkStateBox = UplinkStateBox()
+    ) {
+        self.live = live
+        self.store = store
+        self.recorder = recorder
+        self.privacy = privacy
+        self.peers = peers
+        self.uploads = uploads
+        self.uplinkState = uplinkState
+        self.snapshots = SnapshotSource(recorder: recorder)
+        startedAtMonotonicMs = WallClock.monotonicMs()
+    }
+
+    var uploader: FileUploader {
+        FileUploader(maximumMessageBytes: Int64(live.config.server.maxUploadBytes), counters: uploads)
+    }
+
+    func session(role: ProtocolSession.Role, logger: Logger) -> ProtocolSession {
+        ProtocolSession(role: role, live: live, store: store, uploader: uploader, logger: logger)
+    }
+}
+
+import Logging

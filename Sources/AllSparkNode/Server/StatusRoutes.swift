@@ -1,0 +1,79 @@
+import Hummingbird
+
+/// GET /api/health and GET /api/status.
+struct StatusRoutes {
+    let services: NodeServices
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/api/health") { _, _ in
+            let report = HealthReport(services: services)
+            return JSONResponse.make(report.json, status: report.level == .error ? .serviceUnavailable : .ok)
+        }
+        router.get("/api/status") { _, _ in JSONResponse.make(status()) }
+    }
+
+    func status() -> JSONValue {
+        let recorder = services.recorder.status
+        let usage = services.store.usage
+        let privacy = services.privacy.snapshot()
+        let uplink = services.uplinkState.current
+        let config = services.live.config
+        func number(_ value: Int64?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
+        return .object([
+            "health": HealthReport(services: services).json,
+            "recorder": .object([
+                "recording": .bool(recorder.recording),
+                "source": .string(recorder.source),
+                "sourceError": recorder.sourceError.map { .string($0) } ?? .null,
+                "encoder": recorder.encoderName.map { .string($0) } ?? .null,
+                "framesCaptured": .number(Double(recorder.framesCaptured)),
+                "framesDropped": .number(Double(recorder.framesDropped)),
+                "framesEncoded": .number(Double(recorder.framesEncoded)),
+                "chunksWritten": .number(Double(recorder.chunksWritten)),
+                "lastFrameMs": number(recorder.lastFrameCaptureMs),
+                "lastChunk": recorder.lastChunk?.json ?? .null,
+                "fps": .number(config.fps),
+                "width": .number(Double(config.width)),
+                "height": .number(Double(config.height)),
+            ]),
+            "privacy": .object([
+                "mode": .string(config.privacy),
+                "framesWithFaces": .number(Double(privacy.framesWithFaces)),
+                "facesMasked": .number(Double(privacy.facesMasked)),
+                "meanDetectionMs": .number(privacy.meanDetectionMs),
+                "framesFailedClosed": .number(Double(privacy.framesFailedClosed)),
+            ]),
+            "store": .object([
+                "directory": .string(services.store.directory.path),
+                "usedBytes": .number(Double(usage.usedBytes)),
+                "capBytes": .number(Double(usage.capBytes)),
+                "chunks": .number(Double(usage.chunkCount)),
+                "oldestMs": number(usage.oldestMs),
+                "newestMs": number(usage.newestMs),
+                "chunksEvicted": .number(Double(usage.chunksEvicted)),
+            ]),
+            "uplink": .object([
+                "state": .string(uplink.phase.rawValue),
+                "url": uplink.url.map { .string($0) } ?? .null,
+                "clientName": uplink.clientName.map { .string($0) } ?? .null,
+                "connectedSinceMs": number(uplink.connectedSinceMs),
+                "lastError": uplink.lastError.map { .string($0) } ?? .null,
+                "lastCommand": uplink.lastCommand.map { .string($0) } ?? .null,
+                "lastCommandAtMs": number(uplink.lastCommandAtMs),
+            ]),
+            "uploads": .object([
+                "bytes": .number(Double(services.uploads.bytesUploaded)),
+                "files": .number(Double(services.uploads.filesUploaded)),
+                "lastAtMs": number(services.uploads.lastUpload?.atMs),
+                "lastFiles": .array((services.uploads.lastUpload?.files ?? []).map { .string($0) }),
+            ]),
+            "peers": .array(services.peers.connected.map { peer in
+                .object([
+                    "name": peer.name.map { .string($0) } ?? .null,
+                    "address": .string(peer.address),
+                    "connectedAtMs": .number(Double(peer.connectedAtMs)),
+                ])
+            }),
+        ])
+    }
+}
