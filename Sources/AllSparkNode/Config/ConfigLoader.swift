@@ -42,11 +42,13 @@ public struct ConfigLoader: Sendable {
 
     /// Reads a YAML mapping; nested mappings become dotted keys (`encoder:` / `preset:` → `encoder.preset`).
     public static func readYAML(path: String) throws -> [(key: String, value: ConfigValue)] {
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
-            throw ConfigError.unreadableFile(path: path, reason: error.localizedDescription)
+        // FileHandle rather than String(contentsOfFile:), which refuses special files such as /dev/null.
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ConfigError.unreadableFile(path: path, reason: String(cString: strerror(errno)))
+        }
+        defer { try? handle.close() }
+        guard let data = try? handle.readToEnd() ?? Data(), let text = String(data: data, encoding: .utf8) else {
+            throw ConfigError.unreadableFile(path: path, reason: "not readable UTF-8 text")
         }
         let root: Node?
         do {

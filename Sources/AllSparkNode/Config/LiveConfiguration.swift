@@ -66,6 +66,28 @@ public final class LiveConfiguration: Sendable {
         return Outcome(config: updated, applied: applied, notChangeableWhileRunning: fixed, unknown: unknown)
     }
 
+    /// Applies a clientConfig object as it arrives in JSON. Unknown keys are ignored whatever
+    /// their type (e.g. the edge server's communicationsPolicy object); a known key with a
+    /// non-scalar value is refused.
+    @discardableResult
+    public func apply(json object: [String: JSONValue]) throws -> Outcome {
+        var values: [String: ConfigValue] = [:]
+        var unknownObjects: [String] = []
+        for (key, value) in object {
+            if let converted = ConfigValue(json: value) {
+                values[key] = converted
+            } else if let known = ConfigKeys.named(key) {
+                throw ConfigError.invalidValue(key: key, value: value.rendered(), allowed: known.allowed)
+            } else {
+                unknownObjects.append(key)
+            }
+        }
+        let outcome = try apply(values)
+        return Outcome(
+            config: outcome.config, applied: outcome.applied, notChangeableWhileRunning: outcome.notChangeableWhileRunning,
+            unknown: (outcome.unknown + unknownObjects).sorted())
+    }
+
     /// The clientConfig object the node reports: the protocol's keys with their effective values.
     public var clientConfig: JSONValue {
         let config = self.config

@@ -129,21 +129,8 @@ public struct ProtocolSession: Sendable {
             outbox.send(ProtocolMessage.status(false, "clientConfig needs a config object", extra: ["key": .string("config")]))
             return
         }
-        var values: [String: ConfigValue] = [:]
-        for (key, value) in object {
-            guard let converted = ConfigValue(json: value) else {
-                // Unknown keys may carry objects (communicationsPolicy); known keys never do.
-                if ConfigKeys.named(key) != nil {
-                    logger.warning("refused clientConfig: \(key) is not a scalar")
-                    if role == .server { outbox.send(ProtocolMessage.status(false, "invalid value for \(key)", extra: ["key": .string(key)])) }
-                    return
-                }
-                continue
-            }
-            values[key] = converted
-        }
         do {
-            let outcome = try live.apply(values)
+            let outcome = try live.apply(json: object)
             // The edge server expects no answer to its clientConfig; the node's own peers get one.
             if role == .server {
                 outbox.send(ProtocolMessage.status(true, "Config applied", extra: [

@@ -13,16 +13,8 @@ struct ConfigRoutes {
             guard let object = JSONValue.parse(String(buffer: body))?.object else {
                 return JSONResponse.error("the body must be a JSON object of config keys", status: .badRequest)
             }
-            var values: [String: ConfigValue] = [:]
-            for (key, value) in object {
-                guard let converted = ConfigValue(json: value) else {
-                    if ConfigKeys.named(key) == nil { continue }
-                    return JSONResponse.error("invalid value for \(key)", status: .badRequest, extra: ["key": .string(key)])
-                }
-                values[key] = converted
-            }
             do {
-                let outcome = try services.live.apply(values)
+                let outcome = try services.live.apply(json: object)
                 return JSONResponse.make(.object([
                     "status": .string("success"),
                     "config": services.live.clientConfig,
