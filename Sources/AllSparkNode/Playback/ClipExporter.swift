@@ -31,6 +31,14 @@ public enum ClipExporter {
         var firstFrameMs = Int64.max
         var lastFrameMs = Int64.min
         var finished = false
+        // Packets are written one behind, so the last one's duration can be stretched to the
+        // latest presentation time: the muxer's edit list ends at the last packet's dts plus its
+        // duration, and with B-frames that packet is not the last one shown.
+        var held: UnsafeMutablePointer<AVPacket>? = av_packet_alloc()
+        defer { av_packet_free(&held) }
+        guard let held else { throw LibavError("allocating a packet", code: allspark_averror(ENOMEM)) }
+        var holding = false
+        var frameDurationMs: Int64 = 1
 
         for chunk in chunks where !finished {
             let reader = try ChunkReader(path: storeDirectory.appendingPathComponent(chunk.fileName).path)
@@ -59,14 +67,20 @@ public enum ClipExporter {
                 packet.pointee.pts = frameMs - startKeyframeMs
                 packet.pointee.dts = max(chunk.startMs + dts - firstPts - startKeyframeMs, lastDts + 1)
                 packet.pointee.duration = av_rescale_q(packet.pointee.duration, reader.timeBase, millisecond)
+                frameDurationMs = max(1, packet.pointee.duration)
                 lastDts = packet.pointee.dts
-                try muxer!.write(packet)
+                if holding { try muxer!.write(held) }
+                av_packet_unref(held)
+                try checkLibav(av_packet_ref(held, packet), "keeping a packet")
+                holding = true
                 frames += 1
                 firstFrameMs = min(firstFrameMs, frameMs)
                 lastFrameMs = max(lastFrameMs, frameMs)
             }
         }
         guard let muxer, frames > 0 else { throw Failure.noFrames }
+        held.pointee.duration = max(held.pointee.duration, lastFrameMs - startKeyframeMs + frameDurationMs - held.pointee.dts)
+        try muxer.write(held)
         try muxer.finish()
         return Summary(frames: frames, firstFrameMs: firstFrameMs, lastFrameMs: lastFrameMs)
     }
