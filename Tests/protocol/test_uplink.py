@@ -1,0 +1,99 @@
+"""The node as an AllSpark client: a whole session against an edge-server-compatible peer."""
+import asyncio
+import re
+
+from conftest import free_port
+from edge_peer import EdgePeer
+
+
+def timestamps_name(chunk_name):
+    return chunk_name.replace("chunk_", "timestamps_").rsplit(".", 1)[0] + ".txt"
+
+
+def test_whole_session_reconnect_and_recording_never_stops(make_node):
+    port = free_port()
+
+    async def scenario():
+        peer = EdgePeer(port)
+        await peer.start()
+        node = make_node("--uplink", f"ws://127.0.0.1:{port}/")
+        await peer.wait_for(lambda: peer.client_names, timeout=30, what="clientInfo")
+
+        # The server's clientConfig applies: the next chunk uses its length.
+        await peer.wait_for(lambda: len(peer.chunk_saved) >= 3, timeout=40, what="three chunkSaved")
+        config = node.json("/api/config")[1]["config"]
+        later = peer.chunk_saved[-1]
+
+        # uploadTimeRange from the last frame of one chunk to inside the next: both, each with its timestamps.
+        first, second = peer.chunk_saved[-2], peer.chunk_saved[-1]
+        await peer.command({"command": "uploadTimeRange", "message": "", "startTime": first["endTime"],
+                            "endTime": second["startTime"] + 0.5})
+        expected = [first["filename"], timestamps_name(first["filename"]), second["filename"], timestamps_name(second["filename"])]
+        await peer.wait_for(lambda: all(name in peer.uploads for name in expected), what="uploads")
+        uploaded = dict(peer.uploads)
+
+        # Bad commands relayed unchecked get an error status; the connection stays.
+        statuses_before = len(peer.statuses)
+        await peer.command('{"command":"uploadTimeRange","startTime":"soon","endTime":1}')
+        await peer.command('{"command":"uploadTimeRange","startTime":NaN,"endTime":1}')
+        await peer.command({"command": "record", "message": "ignored"})
+        await peer.wait_for(lambda: len(peer.statuses) >= statuses_before + 2, what="error statuses")
+        errors = peer.statuses[statuses_before:]
+
+        # The edge server goes away and comes back: the node reconnects, recording never stops.
+        await peer.stop()
+        await asyncio.sleep(3)
+        peer_again = EdgePeer(port)
+        await peer_again.start()
+        await peer_again.wait_for(lambda: peer_again.client_names, timeout=20, what="reconnection")
+        await peer_again.wait_for(lambda: peer_again.chunk_saved, timeout=20, what="chunkSaved after reconnecting")
+        await peer_again.stop()
+        return node, config, uploaded, expected, errors, peer.client_names[0], peer_again.client_names[0], later
+
+    node, config, uploaded, expected, errors, name, name_again, later = asyncio.run(scenario())
+    assert config["videoChunkDurationMs"] == 3000, "the edge server's clientConfig was applied"
+    assert later["endTime"] - later["startTime"] > 2.5, "chunks follow the server's 3000 ms"
+    assert re.fullmatch(r".+-\d{3}", name) and name_again == name, "a persisted 3-digit nonce"
+    assert sorted(uploaded) == sorted(expected), "exactly the overlapping chunks and their timestamps files"
+    for file_name, data in uploaded.items():
+        assert data == (node.store / file_name).read_bytes(), file_name
+    assert all(status["status"] == "error" for status in errors)
+    assert node.json("/api/status")[1]["uplink"]["state"] in ("connected", "waiting", "connecting")
+
+    chunks = node.chunks()
+    for previous, following in zip(chunks, chunks[1:]):
+        gap = following["startMs"] - previous["endMs"]
+        assert 0 < gap <= 100, f"recording paused between {previous['file']} and {following['file']} ({gap} ms)"
+
+
+def test_auto_upload_answers_with_exactly_the_saved_chunk(make_node):
+    port = free_port()
+
+    async def scenario():
+        peer = EdgePeer(port, auto_upload=True)
+        await peer.start()
+        node = make_node("--uplink", f"ws://127.0.0.1:{port}/")
+        await peer.wait_for(lambda: len(peer.chunk_saved) >= 3, timeout=40, what="chunkSaved")
+        await asyncio.sleep(1.5)
+        await peer.stop()
+        return node, peer
+
+    node, peer = asyncio.run(scenario())
+    saved = [event["filename"] for event in peer.chunk_saved]
+    for name in saved[:3]:
+        assert peer.uploads[name] == (node.store / name).read_bytes()
+        assert timestamps_name(name) in peer.uploads
+    uploaded_chunks = sorted(name for name in peer.uploads if name.startswith("chunk_"))
+    assert uploaded_chunks == sorted(saved[: len(uploaded_chunks)]), "never a neighbouring chunk"
+
+
+def test_dead_server_is_retried_without_disturbing_recording(make_node):
+    port = free_port()
+    node = make_node("--uplink", f"ws://127.0.0.1:{port}/")
+    node.wait_healthy()
+    node.wait_for_chunks(2)
+    _, status = node.json("/api/status")
+    assert status["uplink"]["state"] in ("waiting", "connecting")
+    assert "health" in (status["uplink"]["lastError"] or "")
+    _, health = node.json("/api/health")
+    assert health["status"] == "degraded" and health["recording"] is True
