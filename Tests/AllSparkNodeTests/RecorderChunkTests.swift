@@ -53,22 +53,20 @@ struct RecorderChunkTests {
         config.videoFormat = .mov
         config.videoChunkDurationMs = 3000
         let changed = config
-        let applied = Mutex<Int?>(nil)
-        try await harness.run(stopWhen: { harness in
-            let count = harness.savedChunks.count
-            if count >= 2 && applied.withLock({ $0 }) == nil {
-                harness.recorder.apply(changed)
-                applied.withLock { $0 = count }
-            }
-            return count >= 6
-        })
+        // Applied on the recording thread right after the second chunk is published. The
+        // third chunk was already planned by then (the encoder runs a few frames behind
+        // capture), so the new settings start with the fourth.
+        let recorder = harness.recorder
+        let published = Atomic<Int>(0)
+        recorder.onChunkSaved { _ in
+            if published.add(1, ordering: .relaxed).newValue == 2 { recorder.apply(changed) }
+        }
+        try await harness.run(stopWhen: { $0.savedChunks.count >= 7 })
         let chunks = harness.savedChunks
-        let appliedAt = try #require(applied.withLock { $0 })
-        // The chunk in progress when the change arrived keeps its settings; the one after uses the new ones.
-        let before = chunks.prefix(appliedAt + 1)
-        let after = chunks.dropFirst(appliedAt + 1).dropLast()
-        #expect(before.allSatisfy { $0.format == .mp4 && $0.frameCount == 60 })
-        #expect(!after.isEmpty && after.allSatisfy { $0.format == .mov && $0.frameCount == 90 })
+        let before = chunks.prefix(3)
+        let after = chunks.dropFirst(3).dropLast()
+        #expect(before.allSatisfy { $0.format == .mp4 && $0.frameCount == 60 }, "\(chunks.map { ($0.format, $0.frameCount) })")
+        #expect(after.count >= 3 && after.allSatisfy { $0.format == .mov && $0.frameCount == 90 }, "\(chunks.map { ($0.format, $0.frameCount) })")
         for chunk in after {
             let decoded = try DecodedChunk.decode(storeURL.appendingPathComponent(chunk.fileName).path)
             #expect(decoded.firstPacketIsKeyframe && decoded.decodedFrames == 90)
