@@ -12,38 +12,42 @@ node=${1:-.build-release/release/allspark-node}
 [ -x "$node" ] || swift build -c release --scratch-path .build-release
 work=$(mktemp -d /tmp/allspark-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-preset=veryfast
+presets=${PRESETS:-veryfast ultrafast}
 crf=23
 fps=30
 seconds=60
 frames=$((fps * seconds))
 
-printf '| size | node frames/s | ffmpeg frames/s | ratio node/ffmpeg | node peak RSS (MB) | ffmpeg peak RSS (MB) |\n'
-printf '|---|---|---|---|---|---|\n'
+printf '| size | x264 preset | node frames/s | ffmpeg frames/s | ratio node/ffmpeg | node peak RSS (MB) | ffmpeg peak RSS (MB) |\n'
+printf '|---|---|---|---|---|---|---|\n'
 for size in 1280x720 1920x1080; do
-    clip="$work/input-$size.mp4"
-    ffmpeg -v error -f lavfi -i "testsrc2=size=$size:rate=$fps" -t "$seconds" \
-        -c:v libx264 -preset ultrafast -crf 18 -pix_fmt yuv420p "$clip"
+  clip="$work/input-$size.mp4"
+  ffmpeg -v error -f lavfi -i "testsrc2=size=$size:rate=$fps" -t "$seconds" \
+      -c:v libx264 -preset ultrafast -crf 18 -pix_fmt yuv420p "$clip"
+  for preset in $presets; do
 
-    store="$work/store-$size"
-    /usr/bin/time -f '%e %M' -o "$work/node.time" \
+    store="$work/store-$size-$preset"
+    ALLSPARK_ENCODER_PRESET=$preset ALLSPARK_ENCODER_CRF=$crf /usr/bin/time -f '%e %M' -o "$work/node.time" \
         "$node" run --source "$clip" --size "$size" --fps "$fps" --no-pace --no-loop --privacy none \
         --chunk-ms 30000 --store "$store" --config /dev/null 2>"$work/node.log" \
         || { cat "$work/node.log"; exit 1; }
     node_frames=$("$node" chunks --store "$store" --json --config /dev/null | python3 -c 'import json,sys; print(sum(c["frames"] for c in json.load(sys.stdin)))')
     [ "$node_frames" -eq "$frames" ] || { echo "node stored $node_frames of $frames frames" >&2; exit 1; }
 
-    mkdir -p "$work/ffmpeg-$size"
+    rm -rf "$store"
+    mkdir -p "$work/ffmpeg-$size-$preset"
     /usr/bin/time -f '%e %M' -o "$work/ffmpeg.time" \
         ffmpeg -v error -i "$clip" -c:v libx264 -preset "$preset" -crf "$crf" -g "$fps" -pix_fmt yuv420p \
-        -f segment -segment_time 30 -reset_timestamps 1 -segment_format mp4 "$work/ffmpeg-$size/chunk_%03d.mp4"
+        -f segment -segment_time 30 -reset_timestamps 1 -segment_format mp4 "$work/ffmpeg-$size-$preset/chunk_%03d.mp4"
+    rm -rf "$work/ffmpeg-$size-$preset"
 
     read -r node_seconds node_kb <"$work/node.time"
     read -r ffmpeg_seconds ffmpeg_kb <"$work/ffmpeg.time"
-    python3 - "$size" "$frames" "$node_seconds" "$node_kb" "$ffmpeg_seconds" "$ffmpeg_kb" <<'PY'
+    python3 - "$size" "$preset" "$frames" "$node_seconds" "$node_kb" "$ffmpeg_seconds" "$ffmpeg_kb" <<'PY'
 import sys
-size, frames, ns, nkb, fs, fkb = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:])
+size, preset, frames, ns, nkb, fs, fkb = sys.argv[1], sys.argv[2], int(sys.argv[3]), *map(float, sys.argv[4:])
 node_fps, ffmpeg_fps = frames / ns, frames / fs
-print(f"| {size} | {node_fps:.1f} | {ffmpeg_fps:.1f} | {node_fps / ffmpeg_fps:.2f} | {nkb / 1024:.0f} | {fkb / 1024:.0f} |")
+print(f"| {size} | {preset} | {node_fps:.1f} | {ffmpeg_fps:.1f} | {node_fps / ffmpeg_fps:.2f} | {nkb / 1024:.0f} | {fkb / 1024:.0f} |")
 PY
+  done
 done
