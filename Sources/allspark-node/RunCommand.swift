@@ -61,6 +61,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        MallocTuning.limitArenas(to: 2)
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = verbose ? .debug : .info

@@ -34,16 +34,20 @@ public struct ProtocolSession: Sendable {
 
     /// Runs until the peer disconnects. `outbox` may already hold greeting messages.
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, outbox: Outbox) async throws {
+        let acknowledgements = role == .uplink ? UploadAcknowledgements() : nil
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 for await item in outbox.items {
-                    try await write(item, to: outbound)
+                    try await write(item, to: outbound, acknowledgements: acknowledgements)
                 }
             }
             group.addTask {
-                defer { outbox.close() }
+                defer {
+                    outbox.close()
+                    acknowledgements?.close()
+                }
                 for try await message in inbound.messages(maxSize: Self.maximumIncomingMessageBytes) {
-                    handle(message, outbox: outbox)
+                    handle(message, outbox: outbox, acknowledgements: acknowledgements)
                 }
             }
             // Whichever side ends first (peer gone, write failed) ends the conversation.
@@ -52,12 +56,12 @@ public struct ProtocolSession: Sendable {
         }
     }
 
-    private func write(_ item: OutboundItem, to outbound: WebSocketOutboundWriter) async throws {
+    private func write(_ item: OutboundItem, to outbound: WebSocketOutboundWriter, acknowledgements: UploadAcknowledgements?) async throws {
         switch item {
         case .text(let text):
             try await outbound.writeTextMessage(text)
         case .upload(let job):
-            let report = try await job.run(store: store, uploader: uploader, outbound: outbound)
+            let report = try await job.run(store: store, uploader: uploader, outbound: outbound, acknowledgements: acknowledgements)
             logger.info("uploadTimeRange: sent \(report.sent.count) files, skipped \(report.skipped.count)")
             if role == .server {
                 try await outbound.writeTextMessage(report.statusMessage(range: job.range))
@@ -65,7 +69,7 @@ public struct ProtocolSession: Sendable {
         }
     }
 
-    func handle(_ message: WebSocketMessage, outbox: Outbox) {
+    func handle(_ message: WebSocketMessage, outbox: Outbox, acknowledgements: UploadAcknowledgements? = nil) {
         switch message {
         case .binary:
             if role == .server { outbox.send(ProtocolMessage.status(false, "Unexpected binary message: the node accepts JSON text only")) }
@@ -81,10 +85,16 @@ public struct ProtocolSession: Sendable {
                 handleTyped(type, json, outbox: outbox)
             } else if json["status"] != nil {
                 logger.debug("peer status: \(text.prefix(200))")
+                if let message = json["message"]?.string, Self.isUploadAnswer(message) { acknowledgements?.received() }
             } else if role == .server {
                 outbox.send(ProtocolMessage.status(false, ProtocolError.unknownMessage("no type or command").description))
             }
         }
+    }
+
+    /// The edge server's answers to a binary message (PROTOCOL.md), as opposed to its chunkSaved receipts.
+    static func isUploadAnswer(_ message: String) -> Bool {
+        message == "Video uploaded successfully" || message == "Metadata not received yet" || message.hasPrefix("Failed to write")
     }
 
     private func handleCommand(_ command: String, _ json: JSONValue, outbox: Outbox) {

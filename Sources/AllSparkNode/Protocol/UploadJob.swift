@@ -13,7 +13,10 @@ struct UploadJob: Sendable {
         var skipped: [(file: String, reason: String)] = []
     }
 
-    func run(store: ChunkStore, uploader: FileUploader, outbound: WebSocketOutboundWriter) async throws -> Report {
+    /// - Parameter acknowledgements: when given (uplink role), each file waits for the peer's answer to the previous one.
+    func run(
+        store: ChunkStore, uploader: FileUploader, outbound: WebSocketOutboundWriter, acknowledgements: UploadAcknowledgements?
+    ) async throws -> Report {
         defer { store.unpin(chunks.map(\.stamp)) }
         var report = Report()
         for chunk in chunks {
@@ -22,6 +25,9 @@ struct UploadJob: Sendable {
                 switch try await uploader.upload(path: path, fileName: fileName, to: outbound) {
                 case .sent:
                     report.sent.append(fileName)
+                    if let acknowledgements, await !acknowledgements.next() {
+                        report.skipped.append((fileName, "sent, but the peer did not confirm it within 60 s"))
+                    }
                 case .missing:
                     report.skipped.append((fileName, "evicted from the store before it could be sent"))
                 case .empty:
