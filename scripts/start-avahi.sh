@@ -13,11 +13,28 @@ set -euo pipefail
 
 state_dir=/run/allspark-avahi
 config="$state_dir/avahi-daemon-lo.conf"
-started_pid_file="$state_dir/avahi-daemon.pid" # the daemon this script started
+started_pid_file="$state_dir/avahi-daemon.pid" # the avahi-daemon this script started
+started_dbus_pid_file="$state_dir/dbus-daemon.pid" # the D-Bus this script started
 dbus_pid_file=/run/dbus/pid
 avahi_pid_file=/run/avahi-daemon/pid
 
+daemon_log="$state_dir/daemons.log"
+
 say() { echo "start-avahi: $*"; }
+
+# Runs a daemon without the caller's descriptors. A daemon holding them would keep the
+# caller from seeing this script end (a pipe never reaches EOF; Foundation's Process
+# watches a descriptor it passes to the child).
+without_inherited_fds() {
+    mkdir -p "$state_dir"
+    (
+        for fd in /proc/$BASHPID/fd/*; do
+            fd=${fd##*/}
+            [ "$fd" -gt 2 ] && eval "exec $fd>&-"
+        done
+        exec "$@" </dev/null >>"$daemon_log" 2>&1
+    )
+}
 
 pid_alive() { [ -n "${1:-}" ] && kill -0 "$1" 2>/dev/null; }
 
@@ -72,12 +89,17 @@ start_dbus() {
     fi
     mkdir -p /run/dbus
     rm -f "$dbus_pid_file" # a stale pid file stops dbus-daemon from starting
-    dbus-daemon --system --fork
+    without_inherited_fds dbus-daemon --system --fork
     for _ in $(seq 50); do
-        dbus_running && { say "started system D-Bus"; return; }
+        if dbus_running; then
+            cp "$dbus_pid_file" "$started_dbus_pid_file"
+            say "started system D-Bus (pid $(pid_from "$dbus_pid_file"))"
+            return
+        fi
         sleep 0.1
     done
-    say "system D-Bus did not come up"
+    say "system D-Bus did not come up; $daemon_log ends with:"
+    tail -n 20 "$daemon_log" >&2 || true
     exit 1
 }
 
@@ -98,11 +120,12 @@ stop_avahi() {
     say "killed avahi-daemon (pid $pid)"
 }
 
+# Only a D-Bus this script started: the machine's own system bus is left alone.
 stop_dbus() {
     local pid
-    pid=$(pid_from "$dbus_pid_file")
+    pid=$(pid_from "$started_dbus_pid_file")
     if ! pid_alive "$pid"; then
-        say "system D-Bus not running (or not started from $dbus_pid_file)"
+        say "no system D-Bus started by this script is running"
         return
     fi
     kill "$pid"
@@ -111,7 +134,7 @@ stop_dbus() {
         sleep 0.1
     done
     pid_alive "$pid" && kill -9 "$pid"
-    rm -f "$dbus_pid_file"
+    rm -f "$dbus_pid_file" "$started_dbus_pid_file"
     say "stopped system D-Bus (pid $pid)"
 }
 
@@ -127,7 +150,7 @@ start_avahi() {
             say "avahi-daemon already running on loopback (pid $pid)"
             return
         fi
-        say "replacing avahi-daemon pid $pid (not limited to loopback)"
+        say "replacing avahi-daemon pid $pid (not started here, or not answering)"
         if command -v systemctl >/dev/null && systemctl is-active --quiet avahi-daemon 2>/dev/null; then
             systemctl stop avahi-daemon.socket avahi-daemon.service || true
         fi
@@ -138,7 +161,7 @@ start_avahi() {
     # (tested), so the interface is left as it is.
     mkdir -p /run/avahi-daemon
     rm -f "$avahi_pid_file"
-    avahi-daemon -f "$config" --no-drop-root --no-rlimits -D
+    without_inherited_fds avahi-daemon -f "$config" --no-drop-root --no-rlimits -D
     for _ in $(seq 100); do
         if avahi_answers; then
             avahi_pid >"$started_pid_file"
@@ -147,7 +170,8 @@ start_avahi() {
         fi
         sleep 0.1
     done
-    say "avahi-daemon did not answer within 10 s"
+    say "avahi-daemon did not answer within 10 s; $daemon_log ends with:"
+    tail -n 20 "$daemon_log" >&2 || true
     exit 1
 }
 

@@ -1,0 +1,39 @@
+import Logging
+
+/// Finds an AllSpark edge server on the LAN through avahi-daemon (for `uplink.url: auto`).
+public struct EdgeServerBrowser: Sendable {
+    /// The type edge servers advertise themselves with.
+    public static let edgeServerServiceType = "_allspark._tcp"
+
+    public let serviceType: String
+    private let logger: Logger
+
+    public init(serviceType: String = EdgeServerBrowser.edgeServerServiceType, logger: Logger) {
+        self.serviceType = serviceType
+        self.logger = logger
+    }
+
+    /// The first instance that resolves to an address and port, or `nil` if none does
+    /// within `timeout`.
+    /// - Throws: `DiscoveryError.daemonUnavailable` without avahi-daemon or D-Bus,
+    ///   `DiscoveryError.avahiFailure` if browsing fails, `CancellationError` when cancelled.
+    public func findFirst(timeout: Duration) async throws -> DiscoveredEdgeServer? {
+        let session = try EdgeServerBrowseSession(serviceType: serviceType, logger: logger)
+        defer { session.close() }
+        let milliseconds = Self.milliseconds(timeout)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                session.begin(timeoutMilliseconds: milliseconds, continuation: continuation)
+            }
+        } onCancel: {
+            session.cancel()
+        }
+    }
+
+    /// `timeout` in whole milliseconds, clamped to what avahi's timer takes.
+    static func milliseconds(_ timeout: Duration) -> UInt32 {
+        let (seconds, attoseconds) = timeout.components
+        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return UInt32(clamping: max(milliseconds, 0))
+    }
+}
