@@ -34,7 +34,8 @@ class Node:
             "--fps", str(fps), "--chunk-ms", str(chunk_ms), "--privacy", "none",
             "--store", str(self.store), "--port", str(self.port), *extra,
         ]
-        environment = dict(os.environ, ALLSPARK_SERVER_HOST="127.0.0.1", ALLSPARK_SERVER_ANNOUNCE="false")
+        # Loopback only and no mDNS, unless a test's environment says otherwise.
+        environment = {"ALLSPARK_SERVER_HOST": "127.0.0.1", "ALLSPARK_SERVER_ANNOUNCE": "false", **os.environ}
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(arguments, stdout=self.log, stderr=subprocess.STDOUT, env=environment, cwd=REPO)
 

@@ -28,14 +28,15 @@ public struct CameraNode: Sendable {
 
     /// Runs until a signal or until recording ends (a non-looping file). `onServerRunning`
     /// receives the bound port (useful with port 0).
-    public func run(
-        signals: [UnixSignal] = [.sigterm, .sigint], findEdgeServer: @escaping @Sendable () async throws -> EdgeServerAddress? = { nil },
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) async throws {
+    public func run(signals: [UnixSignal] = [.sigterm, .sigint], onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let config = services.live.config
         let logger = logger
+        let announcer = services.announcer
+        let name = ClientIdentity.name(configured: config.uplink.name, storeDirectory: services.store.directory)
+        defer { announcer.withdraw() }
         let application = try NodeServer.makeApplication(services: services, logger: logger) { port in
             logger.notice("serving the API, WebSocket and dashboard on \(config.server.usesTLS ? "https" : "http")://\(config.server.host):\(port)/")
+            if config.server.announce { announcer.announce(name: name, port: port, tls: config.server.usesTLS) }
             await onServerRunning(port)
         }
         var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -43,7 +44,10 @@ public struct CameraNode: Sendable {
             .init(service: application),
         ]
         if config.uplink.url != "off" {
-            let uplink = Uplink(settings: config.uplink, services: services, logger: logger, findEdgeServer: findEdgeServer)
+            let browser = EdgeServerBrowser(logger: logger)
+            let uplink = Uplink(settings: config.uplink, services: services, logger: logger) {
+                try await browser.findFirst(timeout: .seconds(5)).map { EdgeServerAddress(host: $0.host, port: $0.port) }
+            }
             serviceList.append(.init(service: uplink))
         }
         let group = ServiceGroup(configuration: .init(services: serviceList, gracefulShutdownSignals: signals, logger: logger))

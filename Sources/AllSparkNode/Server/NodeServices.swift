@@ -10,6 +10,7 @@ public struct NodeServices: Sendable {
     public let privacy: PrivacyCounters
     public let uplinkState: UplinkStateBox
     public let snapshots: SnapshotSource
+    public let announcer: NodeAnnouncer
     public let startedAtMonotonicMs: Int64
 
     public init(
@@ -25,6 +26,7 @@ public struct NodeServices: Sendable {
         self.uploads = uploads
         self.uplinkState = uplinkState
         self.snapshots = SnapshotSource(recorder: recorder)
+        announcer = NodeAnnouncer(logger: Logger(label: "allspark-node.mdns"))
         startedAtMonotonicMs = WallClock.monotonicMs()
     }
 

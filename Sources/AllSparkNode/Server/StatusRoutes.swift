@@ -61,6 +61,7 @@ struct StatusRoutes {
                 "lastCommand": uplink.lastCommand.map { .string($0) } ?? .null,
                 "lastCommandAtMs": number(uplink.lastCommandAtMs),
             ]),
+            "announcement": .string(services.announcer.state),
             "uploads": .object([
                 "bytes": .number(Double(services.uploads.bytesUploaded)),
                 "files": .number(Double(services.uploads.filesUploaded)),
