@@ -54,6 +54,7 @@ public final class LibavCapture {
                 av_dict_set(&options, "video_size", "\(settings.width)x\(settings.height)", 0)
             }
             av_dict_set(&options, "framerate", String(settings.fps), 0)
+            if let format = settings.cameraFormat { av_dict_set(&options, "input_format", format, 0) }
             // The driver stamps frames with a monotonic clock; "abs" maps them to wall clock.
             av_dict_set(&options, "timestamps", "abs", 0)
         case .file(let path):
