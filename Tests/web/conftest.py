@@ -1,0 +1,40 @@
+import pytest
+
+from browser import start_chromium
+from node_process import RunningNode
+
+
+@pytest.fixture(scope="module")
+def node(tmp_path_factory):
+    running = RunningNode(tmp_path_factory.mktemp("node"))
+    try:
+        running.wait_for_chunks(2)
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def token_node(tmp_path_factory):
+    running = RunningNode(tmp_path_factory.mktemp("token-node"), token="s3cret-token")
+    try:
+        running.wait_for_chunks(2)
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture
+def downloads(tmp_path):
+    folder = tmp_path / "downloads"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def driver(downloads):
+    chromium = start_chromium(downloads)
+    try:
+        yield chromium
+    finally:
+        chromium.quit()

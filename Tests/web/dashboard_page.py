@@ -1,0 +1,87 @@
+"""What the tests read from and do on the dashboard page, in one place."""
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+READY_TIMEOUT = 30
+
+
+def wait_for(driver, condition, timeout=READY_TIMEOUT, message=""):
+    return WebDriverWait(driver, timeout, poll_frequency=0.2).until(lambda _: condition(), message)
+
+
+def js(driver, script, *arguments):
+    return driver.execute_script(script, *arguments)
+
+
+def wait_until_live(driver):
+    """Waits for the snapshot, the chunk timeline, the config form, the WebSocket, and the
+    status poll that lists this page as a peer."""
+    wait_for(driver, lambda: js(driver, "return !!document.getElementById('snapshot').dataset.captureMs"),
+             message="no snapshot was shown")
+    wait_for(driver, lambda: len(chunk_files(driver)) >= 2, message="the timeline shows no chunks")
+    wait_for(driver, lambda: js(driver, "return document.getElementById('config-videoChunkDurationMs').value") != "",
+             message="the config form was not filled")
+    wait_for(driver, lambda: text_of(driver, "connection-state") == "Live", message="the WebSocket did not connect")
+    wait_for(driver, lambda: "dashboard" in text_of(driver, "peer-list"), message="this page is not listed as a peer")
+
+
+def text_of(driver, element_id):
+    return driver.find_element(By.ID, element_id).text
+
+
+def chunk_files(driver):
+    return js(driver, "return [...document.querySelectorAll('#timeline-track .chunk-block')].map(b => b.dataset.file)")
+
+
+def newest_chunk_block(driver):
+    """The newest chunk's button: it lies on top where blocks a few pixels wide overlap."""
+    return driver.find_element(By.CSS_SELECTOR, "#timeline-track .chunk-block:last-child")
+
+
+def snapshot_state(driver):
+    """The shown frame's capture time and a fingerprint of its pixels."""
+    return js(driver, """
+        const image = document.getElementById('snapshot');
+        const canvas = document.createElement('canvas');
+        canvas.width = image.naturalWidth;
+        canvas.height = image.naturalHeight;
+        const context = canvas.getContext('2d');
+        context.drawImage(image, 0, 0);
+        const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
+        let hash = 0;
+        for (let index = 0; index < pixels.length; index += 4 * 61) {
+            hash = (hash * 31 + pixels[index] + 3 * pixels[index + 1] + 7 * pixels[index + 2]) >>> 0;
+        }
+        return [Number(image.dataset.captureMs), hash];
+    """)
+
+
+def count_chunk_list_requests(driver):
+    """From now on, counts the page's GET /api/chunks list requests (not chunk files)."""
+    js(driver, """
+        window.chunkListRequests = 0;
+        const originalFetch = window.fetch;
+        window.fetch = (resource, options) => {
+            if (String(resource).startsWith('/api/chunks?')) window.chunkListRequests += 1;
+            return originalFetch(resource, options);
+        };
+    """)
+
+
+def video_state(driver):
+    return js(driver, """
+        const video = document.getElementById('chunk-video');
+        return {file: video.dataset.file, time: video.currentTime, paused: video.paused,
+                error: video.error && video.error.code, width: video.videoWidth};
+    """)
+
+
+def set_field(driver, element_id, value):
+    field = driver.find_element(By.ID, element_id)
+    field.clear()
+    field.send_keys(str(value))
+
+
+def apply_config(driver):
+    driver.find_element(By.CSS_SELECTOR, "#config-form button[type=submit]").click()

@@ -1,0 +1,146 @@
+"""The dashboard in headless Chromium against a real node recording the test pattern."""
+
+import time
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+from browser import DESKTOP, PHONE, emulate_viewport, save_full_page_screenshot, severe_console_entries
+from dashboard_page import (
+    apply_config, chunk_files, count_chunk_list_requests, js, newest_chunk_block, set_field, snapshot_state,
+    text_of, video_state, wait_for, wait_until_live,
+)
+from node_process import CHUNK_MS
+
+
+@pytest.fixture
+def page(node, driver):
+    driver.get(node.url + "/")
+    wait_until_live(driver)
+    return driver
+
+
+def test_page_loads_without_console_errors(node, driver):
+    driver.get(node.url + "/")
+    wait_until_live(driver)
+    time.sleep(3)
+    assert severe_console_entries(driver) == []
+    save_full_page_screenshot(driver, "dashboard-desktop", DESKTOP[0])
+
+
+def test_phone_layout_fits_the_screen(node, driver):
+    emulate_viewport(driver, *PHONE, mobile=True)
+    driver.get(node.url + "/")
+    wait_until_live(driver)
+    assert js(driver, "return document.documentElement.scrollWidth") <= PHONE[0]
+    assert severe_console_entries(driver) == []
+    save_full_page_screenshot(driver, "dashboard-phone", PHONE[0], mobile=True)
+
+
+def test_panels_show_the_node_state(page):
+    wait_for(page, lambda: "15 fps" in text_of(page, "recorder-facts"))
+    assert "REC" in text_of(page, "recording-badge")
+    assert "Dropped frames" in text_of(page, "recorder-facts")
+    assert "Faces masked" in text_of(page, "recorder-facts")
+    assert text_of(page, "health-badge") == "ok"
+    assert "of 4.0 GiB" in text_of(page, "storage-summary")
+    assert "Oldest" in text_of(page, "storage-facts")
+    assert text_of(page, "uplink-badge") == "off"
+
+
+def test_snapshot_changes(page):
+    first_capture, first_pixels = snapshot_state(page)
+    wait_for(page, lambda: snapshot_state(page)[0] > first_capture, timeout=5, message="the snapshot was not refreshed")
+    wait_for(page, lambda: snapshot_state(page)[1] != first_pixels, timeout=5, message="the snapshot shows the same picture")
+
+
+def test_timeline_lists_the_chunks_and_follows_pushes(node, page):
+    listed = {chunk["file"] for chunk in node.chunks()}
+    shown = set(chunk_files(page))
+    assert shown <= listed
+    assert len(shown) >= len(listed) - 1, "a chunk on the node is missing from the timeline"
+
+    count_chunk_list_requests(page)
+    wait_for(page, lambda: set(chunk_files(page)) - shown, timeout=3 * CHUNK_MS / 1000,
+             message="no new chunk appeared")
+    new_files = set(chunk_files(page)) - shown
+    assert new_files <= {chunk["file"] for chunk in node.chunks()}
+    assert js(page, "return window.chunkListRequests") == 0, "the timeline polled instead of following chunkSaved"
+
+
+def test_a_chunk_plays_in_the_video(page):
+    Select(page.find_element(By.ID, "timeline-span")).select_by_value("300")
+    wait_for(page, lambda: len(chunk_files(page)) >= 2)
+    block = newest_chunk_block(page)
+    file = block.get_attribute("data-file")
+    block.click()
+    wait_for(page, lambda: video_state(page)["file"] == file and video_state(page)["time"] > 0.5, timeout=15,
+             message=f"the video did not play {file}: {video_state(page)}")
+    state = video_state(page)
+    assert state["error"] is None and state["width"] == 640
+    assert not page.find_element(By.ID, "player-error").is_displayed()
+    assert "is-playing" in block.get_attribute("class")
+    save_full_page_screenshot(page, "dashboard-playing", DESKTOP[0])
+
+
+def test_config_change_round_trips(node, page):
+    try:
+        set_field(page, "config-videoChunkDurationMs", 4000)
+        apply_config(page)
+        wait_for(page, lambda: "Applied: Chunk length" in text_of(page, "config-status"), timeout=10,
+                 message=f"not applied: {text_of(page, 'config-status')}")
+        assert node.api("/api/config")[0]["config"]["videoChunkDurationMs"] == 4000
+
+        page.refresh()
+        wait_until_live(page)
+        assert page.find_element(By.ID, "config-videoChunkDurationMs").get_attribute("value") == "4000"
+    finally:
+        node.api("/api/config", "PUT", {"videoChunkDurationMs": CHUNK_MS})
+
+
+def test_bad_config_shows_the_server_error(node, page):
+    set_field(page, "config-videoChunkDurationMs", 10)
+    apply_config(page)
+    field_error = page.find_element(By.CSS_SELECTOR, "[data-error-for=videoChunkDurationMs]")
+    wait_for(page, field_error.is_displayed, timeout=10, message="no error was shown")
+    assert "invalid value 10 for videoChunkDurationMs" in field_error.text
+    assert "1000...3600000" in field_error.text
+    assert "refused" in text_of(page, "config-status")
+    field = page.find_element(By.ID, "config-videoChunkDurationMs")
+    assert field.get_attribute("aria-invalid") == "true"
+    assert node.api("/api/config")[0]["config"]["videoChunkDurationMs"] == CHUNK_MS
+    save_full_page_screenshot(page, "dashboard-config-error", DESKTOP[0])
+    # Chromium logs every 4xx answer; the refused PUT is the only one allowed here.
+    unexpected = [entry for entry in severe_console_entries(page) if "/api/config" not in entry["message"]]
+    assert unexpected == []
+
+
+def test_setting_that_needs_a_restart_is_reported(node, page):
+    Select(page.find_element(By.ID, "config-privacy")).select_by_value("face")
+    apply_config(page)
+    wait_for(page, lambda: "needs a restart" in text_of(page, "config-status"), timeout=10,
+             message=f"status: {text_of(page, 'config-status')}")
+    assert "Privacy mode" in text_of(page, "config-status")
+    assert page.find_element(By.ID, "config-privacy").get_attribute("value") == "none"
+    assert node.api("/api/config")[0]["config"]["privacy"] == "none"
+
+
+def test_range_lists_chunks_and_downloads_a_clip(page, downloads):
+    page.find_element(By.CSS_SELECTOR, "#range-form button[type=submit]").click()
+    rows = lambda: page.find_elements(By.CSS_SELECTOR, "#range-results tbody tr")
+    wait_for(page, lambda: len(rows()) >= 2, timeout=10, message=text_of(page, "range-status"))
+    assert "chunks" in text_of(page, "range-status")
+    assert [button.text for button in rows()[0].find_elements(By.TAG_NAME, "button")] == ["Play", "Video", "Frame times"]
+
+    page.find_element(By.ID, "range-clip").click()
+    wait_for(page, lambda: "Saved clip_" in text_of(page, "range-status"), timeout=30,
+             message=text_of(page, "range-status"))
+    clip = wait_for(page, lambda: next(iter(downloads.glob("clip_*.mp4")), None), timeout=15,
+                    message="the clip was not saved")
+    assert clip.read_bytes()[4:8] == b"ftyp"
+
+    rows()[0].find_elements(By.TAG_NAME, "button")[2].click()
+    timestamps = wait_for(page, lambda: next(iter(downloads.glob("timestamps_*.txt")), None), timeout=15,
+                          message="the frame times were not saved")
+    assert timestamps.stat().st_size > 0

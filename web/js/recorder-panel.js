@@ -1,0 +1,27 @@
+// What the recorder is doing now: the badge over the live view and the numbers under it.
+import { byId, showAlert, showFacts } from './dom.js';
+import { formatAgo, formatCount } from './format.js';
+import { nodeNowMs } from './node-clock.js';
+
+export function showRecorder(status) {
+  const { recorder, privacy } = status;
+  const badge = byId('recording-badge');
+  badge.hidden = false;
+  badge.textContent = recorder.recording ? '● REC' : '■ Not recording';
+  badge.classList.toggle('is-recording', recorder.recording);
+  showAlert(byId('source-error'), recorder.sourceError ? `Camera problem: ${recorder.sourceError}` : null);
+
+  const masking = privacy.mode === 'none' ? 'off' : formatCount(privacy.facesMasked);
+  showFacts(byId('recorder-facts'), [
+    ['Frame rate', recorder.fps ? `${recorder.fps} fps` : null],
+    ['Dropped frames', formatCount(recorder.framesDropped)],
+    ['Faces masked', masking],
+    ['Privacy mode', privacy.mode],
+    ['Picture', recorder.width ? `${recorder.width}×${recorder.height}` : null],
+    ['Source', recorder.source],
+    ['Encoder', recorder.encoder],
+    ['Frames captured', formatCount(recorder.framesCaptured)],
+    ['Chunks written', formatCount(recorder.chunksWritten)],
+    ['Last frame', formatAgo(recorder.lastFrameMs, nodeNowMs())],
+  ]);
+}
