@@ -41,7 +41,7 @@ struct WebSocketEndpoint {
     private func converse(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, context: WebSocketRouterContext<NodeWebSocketContext>) async throws {
         let outbox = Outbox()
         outbox.send(ProtocolMessage.clientConfig(services.live.clientConfig))
-        let address = context.requestContext.remoteAddress?.description ?? "unknown"
+        let address = context.requestContext.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "unknown"
         let peers = services.peers
         let id = peers.register(address: address, outbox: outbox)
         defer { peers.remove(id) }
