@@ -80,6 +80,8 @@ public final class LibavCapture {
             decoder = avcodec_alloc_context3(codec)
             guard let decoder else { throw LibavError("allocating a decoder", code: allspark_averror(ENOMEM)) }
             try checkLibav(avcodec_parameters_to_context(decoder, stream.pointee.codecpar), "configuring the decoder")
+            // Files are often H.264; threaded decoding keeps the encoder, not the decoder, the bottleneck.
+            decoder.pointee.thread_count = 0
             try checkLibav(avcodec_open2(decoder, codec, nil), "opening the decoder")
 
             outputWidth = settings.width > 0 ? settings.width : Int(decoder.pointee.width)
