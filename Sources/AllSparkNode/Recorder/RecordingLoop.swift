@@ -29,6 +29,8 @@ final class RecordingLoop {
     /// Set when the store could not take more of the current chunk: the next frame starts a new one.
     private var cutRequested = false
     private var lastSnapshotMonotonicMs: Int64?
+    /// Set after reporting that not even a chunk's first frame fits; cleared when a chunk is published.
+    private var storeFullReported = false
 
     static let maximumRetryDelayMs: Int64 = 30_000
 
@@ -188,7 +190,11 @@ final class RecordingLoop {
             guard let current = writer else { continue }
             do {
                 if try !current.write(packet, originMs: originMs) {
-                    logger.warning("store cap reached inside chunk \(current.plan.stamp); ending it early")
+                    // With no room at all every frame tries a new chunk; say so once, not per frame.
+                    if current.frameCount > 0 || !storeFullReported {
+                        logger.warning("store cap or disk space reached inside chunk \(current.plan.stamp); ending it early")
+                        storeFullReported = current.frameCount == 0
+                    }
                     finishChunk()
                     cutRequested = true
                 }
@@ -207,6 +213,7 @@ final class RecordingLoop {
         writer = nil
         do {
             if let record = try current.finish() {
+                storeFullReported = false
                 logger.info("chunk \(record.fileName): \(record.frameCount) frames, \(record.chunkBytes) bytes")
                 control.announce(record)
             }
