@@ -21,7 +21,7 @@ import aiohttp
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "Tests/protocol"))
-from conftest import free_port  # noqa: E402
+from node_harness import free_port  # noqa: E402
 from edge_peer import EdgePeer  # noqa: E402
 
 

@@ -10,7 +10,7 @@ import urllib.parse
 import asyncio
 import pytest
 
-from conftest import REPO
+from node_harness import REPO
 from wsclient import Peer
 
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import REPO, free_port
+from node_harness import REPO, free_port
 from edge_peer import EdgePeer
 
 

@@ -2,7 +2,7 @@
 import asyncio
 import re
 
-from conftest import free_port
+from node_harness import free_port
 from edge_peer import EdgePeer
 
 

@@ -1,0 +1,94 @@
+"""The real allspark-node binary, run for protocol and API tests."""
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+NODE_BIN = Path(os.environ.get("ALLSPARK_NODE_BIN", REPO / ".build/debug/allspark-node"))
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Node:
+    """One node process recording the test pattern, serving on a free loopback port."""
+
+    def __init__(self, store, *extra, port=None, size="320x240", fps=15, chunk_ms=2000, scheme="http"):
+        self.store = Path(store)
+        self.port = port or free_port()
+        self.scheme = scheme
+        self.log_path = self.store.parent / f"node-{self.port}.log"
+        arguments = [
+            str(NODE_BIN), "run", "--config", "/dev/null", "--source", "testsrc", "--size", size,
+            "--fps", str(fps), "--chunk-ms", str(chunk_ms), "--privacy", "none",
+            "--store", str(self.store), "--port", str(self.port), *extra,
+        ]
+        # Loopback only and no mDNS, unless a test's environment says otherwise.
+        environment = {"ALLSPARK_SERVER_HOST": "127.0.0.1", "ALLSPARK_SERVER_ANNOUNCE": "false", **os.environ}
+        self.log = open(self.log_path, "w")
+        self.process = subprocess.Popen(arguments, stdout=self.log, stderr=subprocess.STDOUT, env=environment, cwd=REPO)
+
+    def url(self, path):
+        return f"{self.scheme}://127.0.0.1:{self.port}{path}"
+
+    def ws_url(self, path="/"):
+        return f"{'wss' if self.scheme == 'https' else 'ws'}://127.0.0.1:{self.port}{path}"
+
+    def request(self, path, method="GET", body=None, headers=None, context=None):
+        """Returns (status, headers, body bytes) without raising on HTTP errors."""
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(self.url(path), data=data, method=method, headers=headers or {})
+        if data is not None:
+            request.add_header("Content-Type", "application/json")
+        try:
+            with urllib.request.urlopen(request, timeout=10, context=context) as response:
+                return response.status, dict(response.headers), response.read()
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers), error.read()
+
+    def json(self, path, **kwargs):
+        status, _, body = self.request(path, **kwargs)
+        return status, json.loads(body)
+
+    def wait_until(self, condition, timeout=30, what="condition"):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"node exited ({self.process.returncode}):\n{self.log_path.read_text()[-3000:]}")
+            try:
+                result = condition()
+                if result:
+                    return result
+            except (OSError, ValueError):
+                pass
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what}; node log:\n{self.log_path.read_text()[-3000:]}")
+
+    def wait_healthy(self, **kwargs):
+        return self.wait_until(lambda: self.json("/api/health", **kwargs)[0] == 200, what="/api/health 200")
+
+    def chunks(self, headers=None):
+        return self.json("/api/chunks", headers=headers)[1]["chunks"]
+
+    def wait_for_chunks(self, count, timeout=40, headers=None):
+        return self.wait_until(lambda: (c := self.chunks(headers)) and len(c) >= count and c, timeout, f"{count} chunks")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+        return self.process.returncode
