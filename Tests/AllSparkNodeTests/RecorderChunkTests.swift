@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Synchronization
 @testable import AllSparkNode
 
 /// Records real video through the whole pipeline and checks every chunk with libav.
@@ -80,5 +81,3 @@ struct RecorderChunkTests {
         #expect(harness.store.usage.chunksEvicted > 0)
     }
 }
-
-import Synchronization

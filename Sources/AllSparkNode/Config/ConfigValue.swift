@@ -1,3 +1,4 @@
+import Foundation
 /// A value as it arrives from YAML, JSON, an environment variable or a flag, before the
 /// key it is meant for checks it.
 public enum ConfigValue: Sendable, Equatable, CustomStringConvertible {
@@ -44,5 +45,3 @@ public enum ConfigValue: Sendable, Equatable, CustomStringConvertible {
         return nil
     }
 }
-
-import Foundation

@@ -16,7 +16,7 @@ public struct RuntimeConfigFile: Sendable {
         return try ConfigLoader.readYAML(path: path)
     }
 
-    /// Records the runtime-changeable keys of `config` that differ from `baseline`.
+    /// Records the values of the runtime-changeable keys in `config`.
     public func save(_ config: NodeConfig) throws {
         var lines: [String] = ["# Written by allspark-node: runtime configuration changes. Safe to delete."]
         for key in ConfigKeys.all where key.appliesWhileRunning {

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import Logging
 
 /// Writes one chunk: encoded packets go to the hidden part file `.chunk_<stamp>.<ext>.part`;
 /// `finish()` closes it, writes the timestamps file and publishes both under their final
@@ -88,5 +89,3 @@ final class ChunkWriter {
         return record
     }
 }
-
-import Logging

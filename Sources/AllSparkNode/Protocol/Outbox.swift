@@ -1,3 +1,4 @@
+import Synchronization
 /// What a conversation writes to its peer, one item at a time, so an upload's binary
 /// message is never interleaved with another message.
 enum OutboundItem: Sendable {
@@ -27,5 +28,3 @@ final class CurrentOutbox: Sendable {
     var outbox: Outbox? { slot.withLock { $0 } }
     func set(_ outbox: Outbox?) { slot.withLock { $0 = outbox } }
 }
-
-import Synchronization

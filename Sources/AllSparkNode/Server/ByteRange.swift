@@ -1,3 +1,4 @@
+import Foundation
 /// One `Range: bytes=...` request against a file of known size (RFC 9110 §14.1.2).
 struct ByteRange: Equatable {
     let first: Int
@@ -28,5 +29,3 @@ struct ByteRange: Equatable {
         return .partial(ByteRange(first: first, last: min(last, fileSize - 1)))
     }
 }
-
-import Foundation

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Everything the HTTP API, the WebSocket sessions and the uplink share: one running node.
 public struct NodeServices: Sendable {
@@ -38,5 +39,3 @@ public struct NodeServices: Sendable {
         ProtocolSession(role: role, live: live, store: store, uploader: uploader, logger: logger)
     }
 }
-
-import Logging

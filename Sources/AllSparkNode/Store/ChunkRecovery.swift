@@ -55,6 +55,7 @@ enum ChunkRecovery {
             try muxer!.write(packet)
         }
         try muxer?.finish()
-        return times.sorted().map { $0 - (times.min() ?? 0) }
+        let earliest = times.min() ?? 0
+        return times.sorted().map { $0 - earliest }
     }
 }

@@ -69,8 +69,7 @@ public final class ChunkStore: Sendable {
             while let available = DurableFile.availableBytes(at: directory.path),
                 reservedBytes - actualBytes > available - Self.freeSpaceFloorBytes
             {
-                guard let oldest = evictOldest(&state, reason: "the file system is nearly full") else { return false }
-                _ = oldest
+                guard evictOldest(&state, reason: "the file system is nearly full") != nil else { return false }
             }
             guard state.committedBytes + reservedBytes <= state.capBytes else { return false }
             state.liveReservedBytes = reservedBytes
