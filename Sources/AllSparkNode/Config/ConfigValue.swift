@@ -1,4 +1,5 @@
 import Foundation
+
 /// A value as it arrives from YAML, JSON, an environment variable or a flag, before the
 /// key it is meant for checks it.
 public enum ConfigValue: Sendable, Equatable, CustomStringConvertible {

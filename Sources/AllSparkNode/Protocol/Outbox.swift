@@ -1,4 +1,5 @@
 import Synchronization
+
 /// What a conversation writes to its peer, one item at a time, so an upload's binary
 /// message is never interleaved with another message.
 enum OutboundItem: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+
 /// One `Range: bytes=...` request against a file of known size (RFC 9110 §14.1.2).
 struct ByteRange: Equatable {
     let first: Int
