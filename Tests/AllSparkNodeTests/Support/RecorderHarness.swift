@@ -10,13 +10,17 @@ final class RecorderHarness: Sendable {
     let storeDirectory: URL
     private let saved = Mutex<[ChunkRecord]>([])
 
-    init(config: NodeConfig, storeDirectory: URL) throws {
+    /// - Parameter makeMasker: the privacy pass the recorder builds on its thread.
+    init(
+        config: NodeConfig, storeDirectory: URL,
+        makeMasker: @escaping @Sendable () throws -> FrameMasking = { NoMasking() }
+    ) throws {
         self.storeDirectory = storeDirectory
         LibavLogging.configure(verbose: false)
         var logger = Logger(label: "test-recorder")
         logger.logLevel = .warning
         store = try ChunkStore(directory: storeDirectory.path, capBytes: config.capBytes, logger: logger)
-        recorder = Recorder(config: config, store: store, logger: logger, makeMasker: { NoMasking() })
+        recorder = Recorder(config: config, store: store, logger: logger, makeMasker: makeMasker)
         recorder.onChunkSaved { [weak self] record in self?.saved.withLock { $0.append(record) } }
     }
 

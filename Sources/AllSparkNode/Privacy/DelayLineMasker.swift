@@ -1,0 +1,199 @@
+import CFFmpeg
+
+/// Masks live video with a detector too slow to run on every frame, without ever letting
+/// an unchecked frame out.
+///
+/// Each frame is copied into one of `capacity` preallocated buffers (the delay line).
+/// Whenever the detection thread is idle it takes the newest frame, so detection samples
+/// as often as it keeps up. The oldest frame leaves only once a frame at or after it has
+/// been searched; it is masked with the boxes of that next searched frame and of every
+/// searched frame up to `holdFrames` before it, each grown for the motion possible in the
+/// frames between (`motionPerFrame`). A face the detector finds in a sampled frame is so
+/// masked in all frames from the previous sample to `holdFrames` after it; what can slip
+/// through is a face seen only between two samples, or one moving faster than the growth.
+///
+/// When the delay line is full the caller waits for detection (a live source then lags).
+/// Not thread-safe: one recording thread pushes; detection runs on its own thread.
+public final class DelayLineMasker {
+    public struct Settings: Sendable, Equatable {
+        /// Buffers in the delay line: frames of latency at most, and the memory cost.
+        public var capacity: Int
+        public var holdFrames: Int
+        public var marginPerSide: Double
+        /// Extra growth per side, as a fraction of the box, per frame between the frame
+        /// and the sample whose box it gets (0.03: a 100 px face may move 3 px a frame).
+        public var motionPerFrame: Double
+        /// Growth for motion stops here.
+        public var maximumMotionGrowth: Double
+        public var style: MaskStyle
+        public var blocksAcross: Int
+
+        public init(
+            capacity: Int = 24, holdFrames: Int = 8, marginPerSide: Double = 0.25, motionPerFrame: Double = 0.03,
+            maximumMotionGrowth: Double = 0.5, style: MaskStyle = .pixelate, blocksAcross: Int = 6
+        ) {
+            self.capacity = capacity
+            self.holdFrames = holdFrames
+            self.marginPerSide = marginPerSide
+            self.motionPerFrame = motionPerFrame
+            self.maximumMotionGrowth = maximumMotionGrowth
+            self.style = style
+            self.blocksAcross = blocksAcross
+        }
+    }
+
+    /// A masked frame leaving the delay line; valid only during the `emit` call.
+    public struct ReleasedFrame {
+        public let picture: YUV420Frame
+        public let captureTimeMs: Int64
+        /// The boxes painted, in the frame's pixel coordinates.
+        public let maskedBoxes: [PixelRect]
+        let avFrame: UnsafeMutablePointer<AVFrame>
+    }
+
+    public let settings: Settings
+    public let counters: PrivacyCounters
+    public let width: Int
+    public let height: Int
+    /// Frames searched so far, and times `push` had to wait for detection.
+    public private(set) var framesSearched = 0
+    public private(set) var waitsForDetection = 0
+
+    private let worker: DetectionWorker
+    private let painter: MaskPainter
+    private var slots: [OwnedFrame] = []
+    private var slotCaptureMs: [Int64]
+    /// Frame number of the oldest frame held, and how many are held (in slot order, modulo capacity).
+    private var oldest = 0
+    private var held = 0
+    private var lastSubmitted = -1
+    /// Results of searched frames, oldest first, kept while a held frame may still use them.
+    private var samples: [DetectionResult] = []
+    private var boxes: [PixelRect] = []
+
+    /// - Throws: whatever `makeDetectors` throws (a missing cascade), or a libav error.
+    public init(
+        width: Int, height: Int, settings: Settings = Settings(), counters: PrivacyCounters = PrivacyCounters(),
+        makeDetectors: @escaping @Sendable () throws -> [any RegionDetector]
+    ) throws {
+        guard settings.capacity >= 2 else { throw PrivacyError.invalidSettings("delay line of \(settings.capacity) frames") }
+        guard settings.holdFrames >= 0, settings.motionPerFrame >= 0, settings.blocksAcross >= 1 else {
+            throw PrivacyError.invalidSettings("negative hold or motion, or no mosaic blocks")
+        }
+        self.width = width
+        self.height = height
+        self.settings = settings
+        self.counters = counters
+        painter = MaskPainter(style: settings.style, blocksAcross: settings.blocksAcross)
+        slotCaptureMs = Array(repeating: 0, count: settings.capacity)
+        for _ in 0..<settings.capacity {
+            slots.append(try OwnedFrame(width: width, height: height, format: AV_PIX_FMT_YUV420P))
+        }
+        worker = try DetectionWorker(makeDetectors: makeDetectors)
+        samples.reserveCapacity(settings.capacity + settings.holdFrames + 2)
+        boxes.reserveCapacity(64)
+    }
+
+    deinit { worker.stop() }
+
+    /// Copies `picture` into the delay line, then hands every frame that may leave to
+    /// `emit`, oldest first.
+    public func push(_ picture: YUV420Frame, captureTimeMs: Int64, emit: (ReleasedFrame) throws -> Void) throws {
+        guard picture.width == width, picture.height == height else {
+            throw PrivacyError.invalidSettings("frame \(picture.width)x\(picture.height) in a \(width)x\(height) delay line")
+        }
+        while held == settings.capacity {
+            if let result = worker.takeResultIfDone() {
+                record(result)
+            } else if worker.isBusy {
+                waitsForDetection += 1
+                record(worker.waitForResult())
+            } else {
+                submit(oldest + held - 1)
+            }
+            try release(emit)
+        }
+        let number = oldest + held
+        let slot = slots[number % settings.capacity]
+        // The encoder may still hold this buffer from its last trip; this copies only then.
+        try checkLibav(av_frame_make_writable(slot.pointer), "making a delay-line buffer writable")
+        copy(picture, into: slot.yuv420Picture)
+        slotCaptureMs[number % settings.capacity] = captureTimeMs
+        held += 1
+        if let result = worker.takeResultIfDone() { record(result) }
+        if !worker.isBusy { submit(number) }
+        try release(emit)
+    }
+
+    /// Searches the newest frame if it was not, and lets every frame out.
+    public func finish(emit: (ReleasedFrame) throws -> Void) throws {
+        guard held > 0 else { return }
+        let newest = oldest + held - 1
+        if worker.isBusy { record(worker.waitForResult()) }
+        if lastSubmitted < newest {
+            submit(newest)
+            record(worker.waitForResult())
+        }
+        try release(emit)
+    }
+
+    private func submit(_ number: Int) {
+        lastSubmitted = number
+        worker.submit(DetectionJob(frameNumber: number, picture: slots[number % settings.capacity].yuv420Picture))
+    }
+
+    private func record(_ result: DetectionResult) {
+        framesSearched += 1
+        samples.append(result)
+    }
+
+    private func release(_ emit: (ReleasedFrame) throws -> Void) throws {
+        while held > 0, let next = samples.firstIndex(where: { $0.frameNumber >= oldest }) {
+            let number = oldest
+            let slot = slots[number % settings.capacity]
+            let picture = slot.yuv420Picture
+            collectBoxes(for: number, nextSample: next)
+            for box in boxes { painter.paint(box, in: picture) }
+            counters.recordFrame(
+                masked: boxes.count, appeared: 0,
+                detectionMs: samples[next].frameNumber == number ? samples[next].detectionMs : 0)
+            oldest += 1
+            held -= 1
+            samples.removeAll { $0.frameNumber < oldest - settings.holdFrames }
+            try emit(ReleasedFrame(
+                picture: picture, captureTimeMs: slotCaptureMs[number % settings.capacity], maskedBoxes: boxes,
+                avFrame: slot.pointer))
+        }
+    }
+
+    /// The boxes for frame `number`: the next sample's and those of samples within the
+    /// hold before it, grown for margin and motion; the whole frame if any of them failed.
+    private func collectBoxes(for number: Int, nextSample: Int) {
+        boxes.removeAll(keepingCapacity: true)
+        for sample in samples[...nextSample] where sample.frameNumber >= number - settings.holdFrames {
+            if sample.failure != nil {
+                boxes.removeAll(keepingCapacity: true)
+                boxes.append(PixelRect(x: 0, y: 0, width: width, height: height))
+                return
+            }
+            let distance = abs(sample.frameNumber - number)
+            let growth = settings.marginPerSide + min(settings.maximumMotionGrowth, settings.motionPerFrame * Double(distance))
+            for found in sample.boxes {
+                let box = found.grown(byFractionPerSide: growth)
+                    .clamped(toWidth: width, height: height)
+                    .alignedToChromaGrid(frameWidth: width, frameHeight: height)
+                if !box.isEmpty { boxes.append(box) }
+            }
+        }
+    }
+
+    private func copy(_ source: YUV420Frame, into target: YUV420Frame) {
+        for row in 0..<source.height {
+            (target.y + row * target.yStride).update(from: source.y + row * source.yStride, count: source.width)
+        }
+        for row in 0..<source.chromaHeight {
+            (target.u + row * target.uStride).update(from: source.u + row * source.uStride, count: source.chromaWidth)
+            (target.v + row * target.vStride).update(from: source.v + row * source.vStride, count: source.chromaWidth)
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+
+@testable import AllSparkNode
+
+/// Runs `allspark-node anonymize` and reads what it wrote.
+enum AnonymizeRun {
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        try TestFiles.run(TestFiles.nodeExecutable.path, ["anonymize"] + arguments)
+    }
+
+    /// One line of a `--boxes` file.
+    struct BoxesLine {
+        let source: String
+        let boxes: [PixelRect]
+    }
+
+    static func readBoxes(_ url: URL) throws -> [BoxesLine] {
+        let text = try String(contentsOf: url, encoding: .utf8)
+        return try text.split(separator: "\n").map { line in
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let source = try #require(object["source"].map { "\($0)" })
+            let boxes = try #require(object["boxes"] as? [[Int]])
+            return BoxesLine(source: source, boxes: try boxes.map { box in
+                try #require(box.count == 4)
+                return PixelRect(x: box[0], y: box[1], width: box[2], height: box[3])
+            })
+        }
+    }
+}
+
+/// An image as packed 8-bit RGB, read by the ffmpeg CLI.
+struct RGBImage {
+    let width: Int
+    let height: Int
+    let pixels: [UInt8]
+
+    static func decode(_ path: String) throws -> RGBImage {
+        let probe = try TestFiles.run("/usr/bin/ffprobe", [
+            "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height", "-of", "csv=p=0", path,
+        ])
+        try #require(probe.status == 0, "ffprobe failed on \(path): \(probe.output)")
+        let size = probe.output.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").compactMap { Int($0) }
+        try #require(size.count == 2)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.arguments = ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0 && data.count == size[0] * size[1] * 3, "ffmpeg failed on \(path)")
+        return RGBImage(width: size[0], height: size[1], pixels: Array(data))
+    }
+
+    func pixel(_ x: Int, _ y: Int) -> ArraySlice<UInt8> {
+        let start = (y * width + x) * 3
+        return pixels[start..<start + 3]
+    }
+}
+
+extension TestFrame {
+    /// Every frame of a video, read through the ffmpeg CLI as yuv420p.
+    static func decodeVideo(_ path: String, filter: String? = nil) throws -> [TestFrame] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.arguments = ["-v", "error", "-i", path] + (filter.map { ["-vf", $0] } ?? [])
+            + ["-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "ffmpeg failed on \(path)")
+        let newline = UInt8(ascii: "\n")
+        let headerEnd = try #require(data.firstIndex(of: newline))
+        let fields = String(decoding: data[data.startIndex..<headerEnd], as: UTF8.self).split(separator: " ")
+        let width = try #require(fields.first { $0.hasPrefix("W") }.flatMap { Int($0.dropFirst()) })
+        let height = try #require(fields.first { $0.hasPrefix("H") }.flatMap { Int($0.dropFirst()) })
+        let frameBytes = width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)
+        var frames: [TestFrame] = []
+        var cursor = headerEnd + 1
+        while cursor < data.endIndex {
+            let lineEnd = try #require(data[cursor...].firstIndex(of: newline))
+            let start = lineEnd + 1
+            try #require(start + frameBytes <= data.endIndex, "truncated frame in \(path)")
+            let frame = TestFrame(width: width, height: height)
+            frame.load(packed: Data(data[start..<start + frameBytes]))
+            frames.append(frame)
+            cursor = start + frameBytes
+        }
+        return frames
+    }
+
+    /// The default detector's boxes in this picture.
+    func faces(using detector: FaceDetector) throws -> [PixelRect] {
+        var found: [PixelRect] = []
+        try detector.detect(in: frame, appendingTo: &found)
+        return found
+    }
+}
+
+/// The Carphone clip: one face, in most frames.
+enum FaceClip {
+    static let carphone = "/work/shared/faces/video/carphone_qcif.mp4"
+
+    /// Detections in `output` at a face found in `input` at the same frame index (IoU of
+    /// 0.3 or more, or the output box's centre inside the input box): a face the input
+    /// showed that is still detectable after masking.
+    static func facesSurviving(input: [[PixelRect]], output: [[PixelRect]]) -> [(frame: Int, box: PixelRect)] {
+        var surviving: [(frame: Int, box: PixelRect)] = []
+        for (index, (before, after)) in zip(input, output).enumerated() {
+            for box in after where before.contains(where: { face in
+                face.intersectionOverUnion(box) >= 0.3 || face.contains(x: box.x + box.width / 2, y: box.y + box.height / 2)
+            }) {
+                surviving.append((index, box))
+            }
+        }
+        return surviving
+    }
+}
