@@ -34,6 +34,7 @@ public enum ConfigKeys {
         .integer("encoder.bitrateKbps", \.encoder.bitrateKbps, 0...500_000, allowed: "0 (use crf) or kbit/s up to 500000"),
         .integer("encoder.keyframeIntervalMs", \.encoder.keyframeIntervalMs, 100...10_000),
         .choice("privacy", \.privacy, PrivacyMode.allCases.map(\.rawValue)),
+        .integer("privacyDetectionWidth", \.privacyDetectionWidth, 160...3840),
         .integer("server.port", \.server.port, 0...65535, allowed: "0 (any free port) or a port in 1...65535"),
         .text("server.host", \.server.host, allowed: "an address to listen on, e.g. 0.0.0.0 or 127.0.0.1"),
         .optionalText("server.token", \.server.token, allowed: "a bearer token, or empty for none"),

@@ -21,6 +21,9 @@ public struct NodeConfig: Sendable, Equatable {
 
     public var encoder = EncoderSettings()
     public var privacy: String = "face"
+    /// Frames wider than this are shrunk before the face search: smaller is faster and
+    /// misses smaller faces (the cascades need a face about 24 px wide at this scale).
+    public var privacyDetectionWidth: Int = 640
     public var server = ServerSettings()
     public var uplink = UplinkSettings()
 

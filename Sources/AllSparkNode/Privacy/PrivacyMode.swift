@@ -14,10 +14,11 @@ extension PrivacyMode {
     ///   that cannot load; never for `.none`.
     public func makeFrameMasking(
         cascadeDirectory: String = FaceDetectionSettings.defaultCascadeDirectory,
+        detectionWidth: Int = FaceDetectionSettings().maxDetectionWidth,
         settings: FaceMasker.Settings = FaceMasker.Settings(),
         counters: PrivacyCounters = PrivacyCounters()
     ) throws(PrivacyError) -> any FrameMasking {
-        let faces = FaceDetectionSettings(cascadeDirectory: cascadeDirectory)
+        let faces = FaceDetectionSettings(cascadeDirectory: cascadeDirectory, maxDetectionWidth: detectionWidth)
         switch self {
         case .none:
             return NoMasking()

@@ -7,7 +7,11 @@ public struct PrivacyPass: Sendable {
     public let counters: PrivacyCounters
     public let makeMasker: @Sendable () throws -> FrameMasking
 
-    public init(mode name: String, cascadeDirectory: String = FaceDetectionSettings.defaultCascadeDirectory, logger: Logger) throws {
+    /// - Parameter detectionWidth: frames wider than this are shrunk before the face search.
+    public init(
+        mode name: String, detectionWidth: Int = FaceDetectionSettings().maxDetectionWidth,
+        cascadeDirectory: String = FaceDetectionSettings.defaultCascadeDirectory, logger: Logger
+    ) throws {
         guard let mode = PrivacyMode(rawValue: name) else {
             throw ConfigError.invalidValue(
                 key: "privacy", value: name, allowed: "one of " + PrivacyMode.allCases.map(\.rawValue).joined(separator: ", "))
@@ -19,9 +23,11 @@ public struct PrivacyPass: Sendable {
             logger.warning("PRIVACY IS OFF (privacy: none): faces are recorded unmasked. Set privacy: face to mask them.")
         } else {
             // Load the cascades once now, so a missing one stops the node before it records anything.
-            _ = try mode.makeFrameMasking(cascadeDirectory: cascadeDirectory, counters: counters)
-            logger.info("privacy: \(mode.rawValue) masking with cascades from \(cascadeDirectory)")
+            _ = try mode.makeFrameMasking(cascadeDirectory: cascadeDirectory, detectionWidth: detectionWidth, counters: counters)
+            logger.info("privacy: \(mode.rawValue) masking with cascades from \(cascadeDirectory), detecting at ≤ \(detectionWidth) px wide")
         }
-        makeMasker = { try mode.makeFrameMasking(cascadeDirectory: cascadeDirectory, counters: counters) }
+        makeMasker = {
+            try mode.makeFrameMasking(cascadeDirectory: cascadeDirectory, detectionWidth: detectionWidth, counters: counters)
+        }
     }
 }
