@@ -61,38 +61,6 @@ struct RGBImage {
 }
 
 extension TestFrame {
-    /// Every frame of a video, read through the ffmpeg CLI as yuv420p.
-    static func decodeVideo(_ path: String, filter: String? = nil) throws -> [TestFrame] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        process.arguments = ["-v", "error", "-i", path] + (filter.map { ["-vf", $0] } ?? [])
-            + ["-pix_fmt", "yuv420p", "-f", "yuv4mpegpipe", "-"]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "ffmpeg failed on \(path)")
-        let newline = UInt8(ascii: "\n")
-        let headerEnd = try #require(data.firstIndex(of: newline))
-        let fields = String(decoding: data[data.startIndex..<headerEnd], as: UTF8.self).split(separator: " ")
-        let width = try #require(fields.first { $0.hasPrefix("W") }.flatMap { Int($0.dropFirst()) })
-        let height = try #require(fields.first { $0.hasPrefix("H") }.flatMap { Int($0.dropFirst()) })
-        let frameBytes = width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)
-        var frames: [TestFrame] = []
-        var cursor = headerEnd + 1
-        while cursor < data.endIndex {
-            let lineEnd = try #require(data[cursor...].firstIndex(of: newline))
-            let start = lineEnd + 1
-            try #require(start + frameBytes <= data.endIndex, "truncated frame in \(path)")
-            let frame = TestFrame(width: width, height: height)
-            frame.load(packed: Data(data[start..<start + frameBytes]))
-            frames.append(frame)
-            cursor = start + frameBytes
-        }
-        return frames
-    }
-
     /// The default detector's boxes in this picture.
     func faces(using detector: FaceDetector) throws -> [PixelRect] {
         var found: [PixelRect] = []

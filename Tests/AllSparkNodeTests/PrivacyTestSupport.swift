@@ -150,6 +150,13 @@ final class TestFrame {
 
     /// Reads an image file through the ffmpeg CLI as yuv420p, after an optional filter.
     static func decode(_ path: String, filter: String? = nil) throws -> TestFrame {
+        let frames = try decodeVideo(path, filter: filter)
+        try #require(frames.count == 1, "\(path) holds \(frames.count) pictures, expected one")
+        return frames[0]
+    }
+
+    /// Every frame of a video, read through the ffmpeg CLI as yuv420p.
+    static func decodeVideo(_ path: String, filter: String? = nil) throws -> [TestFrame] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
         process.arguments = ["-v", "error", "-i", path] + (filter.map { ["-vf", $0] } ?? [])
@@ -160,23 +167,24 @@ final class TestFrame {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "ffmpeg failed on \(path)")
-        return try fromY4M(data)
-    }
-
-    /// A yuv4mpegpipe stream: a header line with W and H, a FRAME line, then the planes.
-    private static func fromY4M(_ data: Data) throws -> TestFrame {
         let newline = UInt8(ascii: "\n")
         let headerEnd = try #require(data.firstIndex(of: newline))
-        let header = String(decoding: data[data.startIndex..<headerEnd], as: UTF8.self)
-        let fields = header.split(separator: " ")
+        let fields = String(decoding: data[data.startIndex..<headerEnd], as: UTF8.self).split(separator: " ")
         let width = try #require(fields.first { $0.hasPrefix("W") }.flatMap { Int($0.dropFirst()) })
         let height = try #require(fields.first { $0.hasPrefix("H") }.flatMap { Int($0.dropFirst()) })
-        let frameLineEnd = try #require(data[(headerEnd + 1)...].firstIndex(of: newline))
-        let frame = TestFrame(width: width, height: height)
-        let planes = data[(frameLineEnd + 1)...]
-        try #require(planes.count == width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2))
-        frame.load(packed: Data(planes))
-        return frame
+        let frameBytes = width * height + 2 * ((width + 1) / 2) * ((height + 1) / 2)
+        var frames: [TestFrame] = []
+        var cursor = headerEnd + 1
+        while cursor < data.endIndex {
+            let lineEnd = try #require(data[cursor...].firstIndex(of: newline))
+            let start = lineEnd + 1
+            try #require(start + frameBytes <= data.endIndex, "truncated frame in \(path)")
+            let frame = TestFrame(width: width, height: height)
+            frame.load(packed: Data(data[start..<start + frameBytes]))
+            frames.append(frame)
+            cursor = start + frameBytes
+        }
+        return frames
     }
 }
 
