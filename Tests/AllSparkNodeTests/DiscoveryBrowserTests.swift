@@ -25,10 +25,12 @@ extension DiscoveryDaemonTests {
         @Test func returnsNilWhenNoneAppearsInTime() async throws {
             // A type nobody publishes: other suites may run an edge server meanwhile.
             let browser = EdgeServerBrowser(serviceType: "_allspark-absent._tcp", logger: Logger(label: "test.discovery.browser"))
+            // Without the timeout the search would never end; the bound only has to tell
+            // "returned" from "hung" on a loaded 2-core machine, so it is generous.
             let started = ContinuousClock.now
             let found = try await browser.findFirst(timeout: .milliseconds(1500))
             #expect(found == nil)
-            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(ContinuousClock.now - started < .seconds(20))
         }
 
         @Test func throwsWhenTheDaemonIsAbsent() async throws {
@@ -44,12 +46,13 @@ extension DiscoveryDaemonTests {
 
         @Test func stopsWhenCancelled() async throws {
             let browser = browser
-            let search = Task { try await browser.findFirst(timeout: .seconds(30)) }
+            let search = Task { try await browser.findFirst(timeout: .seconds(60)) }
             try await Task.sleep(for: .milliseconds(300))
             let started = ContinuousClock.now
             search.cancel()
             await #expect(throws: CancellationError.self) { try await search.value }
-            #expect(ContinuousClock.now - started < .seconds(2))
+            // Well under the 60 s timeout: cancellation, not the timeout, ended it.
+            #expect(ContinuousClock.now - started < .seconds(20))
         }
     }
 }
