@@ -37,6 +37,18 @@ private final class SlowFaceDetector: RegionDetector {
     }
 }
 
+/// Finds nothing in two of every three frames it searches, as a cascade misses a real face now and then.
+private final class FlickeringSquareDetector: RegionDetector {
+    let square = SlowSquareDetector(delayMs: 15)
+    private(set) var searches = 0
+
+    func detect(in frame: YUV420Frame, appendingTo regions: inout [PixelRect]) throws(PrivacyError) {
+        searches += 1
+        guard searches % 3 == 1 else { return }
+        try square.detect(in: frame, appendingTo: &regions)
+    }
+}
+
 private final class FailingDetector: RegionDetector {
     func detect(in frame: YUV420Frame, appendingTo regions: inout [PixelRect]) throws(PrivacyError) {
         throw .detectionFailed("test failure")
@@ -82,7 +94,7 @@ struct PrivacyDelayLineTests {
             width: 160, height: 120, settings: .init(capacity: 16, style: .fill),
             makeDetectors: { [SlowSquareDetector(delayMs: 25)] })
         var released: [(captureMs: Int64, picture: TestFrame, boxes: [PixelRect])] = []
-        let collect = { (frame: DelayLineMasker.ReleasedFrame) in
+        let collect = { (frame: MaskedFrame) in
             released.append((frame.captureTimeMs, TestFrame(copying: frame.picture), frame.maskedBoxes))
         }
         for index in 0..<90 {
@@ -106,12 +118,39 @@ struct PrivacyDelayLineTests {
         #expect(masker.counters.snapshot().frames == 90)
     }
 
+    @Test("a square missed by two searches in three stays masked; its mask ends a hold after it leaves")
+    func missedSamplesAreBridgedByTheHold() throws {
+        let holdMs: Int64 = 400
+        let masker = try DelayLineMasker(
+            width: 160, height: 120, settings: .init(capacity: 16, holdMs: holdMs, style: .fill),
+            makeDetectors: { [FlickeringSquareDetector()] })
+        var released: [(captureMs: Int64, boxes: [PixelRect])] = []
+        let collect = { (frame: MaskedFrame) in released.append((frame.captureTimeMs, frame.maskedBoxes)) }
+        let square = PixelRect(x: 60, y: 50, width: 20, height: 20)
+        for index in 0..<120 {
+            let picture = frame(squareX: index < 60 ? square.x : nil)
+            try withExtendedLifetime(picture) { try masker.push(picture.frame, captureTimeMs: Int64(index) * 33, emit: collect) }
+            usleep(5000)
+        }
+        try masker.finish(emit: collect)
+
+        try #require(released.count == 120)
+        #expect(masker.framesSearched >= 10)
+        for (index, output) in released.enumerated() where index < 60 {
+            #expect(coverage(of: square, by: output.boxes) == 1, "frame \(index): boxes \(output.boxes)")
+        }
+        // Gone at frame 60 (1980 ms): masked at most the hold plus one search interval after.
+        let lastMasked = released.lastIndex { !$0.boxes.isEmpty } ?? 0
+        #expect(lastMasked >= 60)
+        #expect(released[lastMasked].captureMs <= 1980 + holdMs + 200, "masked until frame \(lastMasked)")
+    }
+
     @Test("detection that fails masks the whole frame (fail closed)")
     func failedDetectionMasksEverything() throws {
         let masker = try DelayLineMasker(
             width: 160, height: 120, settings: .init(capacity: 4, style: .fill), makeDetectors: { [FailingDetector()] })
         var released: [TestFrame] = []
-        let collect = { (frame: DelayLineMasker.ReleasedFrame) in released.append(TestFrame(copying: frame.picture)) }
+        let collect = { (frame: MaskedFrame) in released.append(TestFrame(copying: frame.picture)) }
         for index in 0..<10 {
             let picture = frame(squareX: index)
             try withExtendedLifetime(picture) { try masker.push(picture.frame, captureTimeMs: Int64(index), emit: collect) }
@@ -139,7 +178,7 @@ struct PrivacyDelayLineTests {
         let masker = try DelayLineMasker(
             width: 352, height: 288, settings: .init(capacity: 24), makeDetectors: { [try SlowFaceDetector(delayMs: 80)] })
         var released: [TestFrame] = []
-        let collect = { (frame: DelayLineMasker.ReleasedFrame) in released.append(TestFrame(copying: frame.picture)) }
+        let collect = { (frame: MaskedFrame) in released.append(TestFrame(copying: frame.picture)) }
         for (index, picture) in input.enumerated() {
             try withExtendedLifetime(picture) { try masker.push(picture.frame, captureTimeMs: Int64(index) * 33, emit: collect) }
             usleep(33_000)
@@ -153,10 +192,11 @@ struct PrivacyDelayLineTests {
         let outputFaces = try released.map { try $0.faces(using: detector) }
         #expect(inputFaces.filter { !$0.isEmpty }.count >= 60)
         let surviving = FaceClip.facesSurviving(input: inputFaces, output: outputFaces)
-        // Known gap: a face the cascades find in some frame but miss in the samples around
-        // it is not masked there (3 to 4 of 120 frames in the last runs). The design bound covers
-        // only faces found in sampled frames; the square test above checks that bound.
-        withKnownIssue("faces missed in every nearby sampled frame are not masked", isIntermittent: true) {
+        // Known gap of sampling: a face the cascades find only in frames between samples is
+        // not masked there (here a 43 px detection by the window in frames 2, 4 and 5, found
+        // in no sample). A face found in any sample within the hold is; the square test
+        // above checks that bound.
+        withKnownIssue("faces found only between samples are not masked", isIntermittent: true) {
             #expect(surviving.isEmpty, "faces still detectable: \(surviving.prefix(5))")
         }
         #expect(surviving.count <= inputFaces.joined().count / 10, "most detected faces must be masked: \(surviving.count) survived")

@@ -1,24 +1,28 @@
 import CFFmpeg
 
 /// Masks live video with a detector too slow to run on every frame, without ever letting
-/// an unchecked frame out.
+/// an unchecked frame out. The recorder's privacy pass.
 ///
 /// Each frame is copied into one of `capacity` preallocated buffers (the delay line).
 /// Whenever the detection thread is idle it takes the newest frame, so detection samples
-/// as often as it keeps up. The oldest frame leaves only once a frame at or after it has
-/// been searched; it is masked with the boxes of that next searched frame and of every
-/// searched frame up to `holdFrames` before it, each grown for the motion possible in the
-/// frames between (`motionPerFrame`). A face the detector finds in a sampled frame is so
-/// masked in all frames from the previous sample to `holdFrames` after it; what can slip
-/// through is a face seen only between two samples, or one moving faster than the growth.
+/// as often as it keeps up (every frame when it is fast enough). The oldest frame leaves
+/// only once a frame at or after it has been searched; it is masked with the boxes of that
+/// next searched frame and of every searched frame up to `holdMs` before it, each grown
+/// for the motion possible in the frames between (`motionPerFrame`). A face found in a
+/// sampled frame is so masked from the previous sample until `holdMs` after it; what can
+/// slip through is a face seen only between samples that are all further than `holdMs`
+/// apart, or one moving faster than the growth.
 ///
 /// When the delay line is full the caller waits for detection (a live source then lags).
 /// Not thread-safe: one recording thread pushes; detection runs on its own thread.
-public final class DelayLineMasker {
+public final class DelayLineMasker: LiveFrameMasking {
     public struct Settings: Sendable, Equatable {
         /// Buffers in the delay line: frames of latency at most, and the memory cost.
         public var capacity: Int
-        public var holdFrames: Int
+        /// How long a searched frame's boxes stay masked in later frames. Time, not
+        /// frames: samples are several frames apart, and cascades miss a face in some of
+        /// them; one second bridges two or three missed samples at 720p.
+        public var holdMs: Int64
         public var marginPerSide: Double
         /// Extra growth per side, as a fraction of the box, per frame between the frame
         /// and the sample whose box it gets (0.03: a 100 px face may move 3 px a frame).
@@ -29,26 +33,17 @@ public final class DelayLineMasker {
         public var blocksAcross: Int
 
         public init(
-            capacity: Int = 24, holdFrames: Int = 8, marginPerSide: Double = 0.25, motionPerFrame: Double = 0.03,
+            capacity: Int = 24, holdMs: Int64 = 1000, marginPerSide: Double = 0.25, motionPerFrame: Double = 0.03,
             maximumMotionGrowth: Double = 0.5, style: MaskStyle = .pixelate, blocksAcross: Int = 6
         ) {
             self.capacity = capacity
-            self.holdFrames = holdFrames
+            self.holdMs = holdMs
             self.marginPerSide = marginPerSide
             self.motionPerFrame = motionPerFrame
             self.maximumMotionGrowth = maximumMotionGrowth
             self.style = style
             self.blocksAcross = blocksAcross
         }
-    }
-
-    /// A masked frame leaving the delay line; valid only during the `emit` call.
-    public struct ReleasedFrame {
-        public let picture: YUV420Frame
-        public let captureTimeMs: Int64
-        /// The boxes painted, in the frame's pixel coordinates.
-        public let maskedBoxes: [PixelRect]
-        let avFrame: UnsafeMutablePointer<AVFrame>
     }
 
     public let settings: Settings
@@ -77,7 +72,7 @@ public final class DelayLineMasker {
         makeDetectors: @escaping @Sendable () throws -> [any RegionDetector]
     ) throws {
         guard settings.capacity >= 2 else { throw PrivacyError.invalidSettings("delay line of \(settings.capacity) frames") }
-        guard settings.holdFrames >= 0, settings.motionPerFrame >= 0, settings.blocksAcross >= 1 else {
+        guard settings.holdMs >= 0, settings.motionPerFrame >= 0, settings.blocksAcross >= 1 else {
             throw PrivacyError.invalidSettings("negative hold or motion, or no mosaic blocks")
         }
         self.width = width
@@ -90,7 +85,8 @@ public final class DelayLineMasker {
             slots.append(try OwnedFrame(width: width, height: height, format: AV_PIX_FMT_YUV420P))
         }
         worker = try DetectionWorker(makeDetectors: makeDetectors)
-        samples.reserveCapacity(settings.capacity + settings.holdFrames + 2)
+        // Enough for a sample per frame over the hold at 60 fps, so steady state never grows it.
+        samples.reserveCapacity(settings.capacity + Int(settings.holdMs / 16) + 2)
         boxes.reserveCapacity(64)
     }
 
@@ -98,7 +94,7 @@ public final class DelayLineMasker {
 
     /// Copies `picture` into the delay line, then hands every frame that may leave to
     /// `emit`, oldest first.
-    public func push(_ picture: YUV420Frame, captureTimeMs: Int64, emit: (ReleasedFrame) throws -> Void) throws {
+    public func push(_ picture: YUV420Frame, captureTimeMs: Int64, emit: (MaskedFrame) throws -> Void) throws {
         guard picture.width == width, picture.height == height else {
             throw PrivacyError.invalidSettings("frame \(picture.width)x\(picture.height) in a \(width)x\(height) delay line")
         }
@@ -125,8 +121,12 @@ public final class DelayLineMasker {
         try release(emit)
     }
 
+    public func push(_ frame: CapturedFrame, emit: (MaskedFrame) throws -> Void) throws {
+        try push(frame.picture, captureTimeMs: frame.captureTimeMs, emit: emit)
+    }
+
     /// Searches the newest frame if it was not, and lets every frame out.
-    public func finish(emit: (ReleasedFrame) throws -> Void) throws {
+    public func finish(emit: (MaskedFrame) throws -> Void) throws {
         guard held > 0 else { return }
         let newest = oldest + held - 1
         if worker.isBusy { record(worker.waitForResult()) }
@@ -139,7 +139,8 @@ public final class DelayLineMasker {
 
     private func submit(_ number: Int) {
         lastSubmitted = number
-        worker.submit(DetectionJob(frameNumber: number, picture: slots[number % settings.capacity].yuv420Picture))
+        let slot = number % settings.capacity
+        worker.submit(DetectionJob(frameNumber: number, captureTimeMs: slotCaptureMs[slot], picture: slots[slot].yuv420Picture))
     }
 
     private func record(_ result: DetectionResult) {
@@ -147,45 +148,68 @@ public final class DelayLineMasker {
         samples.append(result)
     }
 
-    private func release(_ emit: (ReleasedFrame) throws -> Void) throws {
+    private func release(_ emit: (MaskedFrame) throws -> Void) throws {
         while held > 0, let next = samples.firstIndex(where: { $0.frameNumber >= oldest }) {
             let number = oldest
             let slot = slots[number % settings.capacity]
             let picture = slot.yuv420Picture
-            collectBoxes(for: number, nextSample: next)
+            let captureTimeMs = slotCaptureMs[number % settings.capacity]
+            let failure = collectBoxes(for: number, capturedAtMs: captureTimeMs, nextSample: next)
             for box in boxes { painter.paint(box, in: picture) }
-            counters.recordFrame(
-                masked: boxes.count, appeared: 0,
-                detectionMs: samples[next].frameNumber == number ? samples[next].detectionMs : 0)
+            let detectionMs = samples[next].frameNumber == number ? samples[next].detectionMs : 0
+            if let failure {
+                counters.recordFailure(failure, detectionMs: detectionMs)
+            } else {
+                counters.recordFrame(masked: boxes.count, appeared: 0, detectionMs: detectionMs)
+            }
             oldest += 1
             held -= 1
-            samples.removeAll { $0.frameNumber < oldest - settings.holdFrames }
-            try emit(ReleasedFrame(
-                picture: picture, captureTimeMs: slotCaptureMs[number % settings.capacity], maskedBoxes: boxes,
-                avFrame: slot.pointer))
+            let holdStartMs = captureTimeMs - settings.holdMs
+            samples.removeAll { $0.frameNumber < oldest && $0.captureTimeMs < holdStartMs }
+            try emit(MaskedFrame(picture: picture, captureTimeMs: captureTimeMs, maskedBoxes: boxes, avFrame: slot.pointer))
         }
     }
 
-    /// The boxes for frame `number`: the next sample's and those of samples within the
-    /// hold before it, grown for margin and motion; the whole frame if any of them failed.
-    private func collectBoxes(for number: Int, nextSample: Int) {
+    /// The boxes for frame `number`, grown for margin and motion: those of the next sample
+    /// and of the last sample before it, and, within the hold, those of older samples
+    /// whose face no newer sample found again (a held face the cascades missed). The whole
+    /// frame (and the failure) if any of them failed.
+    private func collectBoxes(for number: Int, capturedAtMs: Int64, nextSample: Int) -> PrivacyError? {
         boxes.removeAll(keepingCapacity: true)
-        for sample in samples[...nextSample] where sample.frameNumber >= number - settings.holdFrames {
-            if sample.failure != nil {
+        let holdStartMs = capturedAtMs - settings.holdMs
+        for index in samples[...nextSample].indices.reversed() {
+            let sample = samples[index]
+            let isNeighbour = index == nextSample || samples[index + 1].frameNumber >= number
+            guard isNeighbour || sample.captureTimeMs >= holdStartMs else { continue }
+            if let failure = sample.failure {
                 boxes.removeAll(keepingCapacity: true)
                 boxes.append(PixelRect(x: 0, y: 0, width: width, height: height))
-                return
+                return failure
             }
             let distance = abs(sample.frameNumber - number)
             let growth = settings.marginPerSide + min(settings.maximumMotionGrowth, settings.motionPerFrame * Double(distance))
-            for found in sample.boxes {
+            for found in sample.boxes where isNeighbour || !isFoundAgain(found, after: index, through: nextSample) {
                 let box = found.grown(byFractionPerSide: growth)
                     .clamped(toWidth: width, height: height)
                     .alignedToChromaGrid(frameWidth: width, frameHeight: height)
                 if !box.isEmpty { boxes.append(box) }
             }
         }
+        return nil
     }
+
+    /// Whether a sample after `index`, up to `last`, found the face of `box` (by overlap).
+    private func isFoundAgain(_ box: PixelRect, after index: Int, through last: Int) -> Bool {
+        for later in samples[(index + 1)...last] {
+            for found in later.boxes where found.intersectionOverUnion(box) >= Self.sameFaceOverlap {
+                return true
+            }
+        }
+        return false
+    }
+
+    /// Boxes of two samples overlapping this much (IoU) are taken for the same face.
+    static let sameFaceOverlap = 0.3
 
     private func copy(_ source: YUV420Frame, into target: YUV420Frame) {
         for row in 0..<source.height {

@@ -7,6 +7,7 @@ import Synchronization
 /// the two threads' accesses), which is why the pointers may cross threads.
 struct DetectionJob: @unchecked Sendable {
     let frameNumber: Int
+    let captureTimeMs: Int64
     let picture: YUV420Frame
 }
 
@@ -14,6 +15,7 @@ struct DetectionJob: @unchecked Sendable {
 /// all face (fail closed).
 struct DetectionResult: Sendable {
     let frameNumber: Int
+    let captureTimeMs: Int64
     let boxes: [PixelRect]
     let failure: PrivacyError?
     let detectionMs: Double
@@ -118,7 +120,8 @@ final class DetectionWorker: Sendable {
             }
             let elapsed = start.duration(to: clock.now).components
             let detectionMs = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
-            let result = DetectionResult(frameNumber: job.frameNumber, boxes: boxes, failure: failure, detectionMs: detectionMs)
+            let result = DetectionResult(
+                frameNumber: job.frameNumber, captureTimeMs: job.captureTimeMs, boxes: boxes, failure: failure, detectionMs: detectionMs)
             state.withLock {
                 $0.job = nil
                 $0.result = result

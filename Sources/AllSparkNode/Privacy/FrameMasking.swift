@@ -1,12 +1,15 @@
-/// The seam between capture and encoding: every raw frame passes through one of these,
-/// in place, before the encoder sees it.
+/// One frame at a time, in place: every raw frame passes through one of these before the
+/// encoder sees it (the recorder through `InPlaceMasking`, `anonymize` directly).
 public protocol FrameMasking: AnyObject {
     /// Masks `frame` in place. Throwing means the frame must not be encoded as it is.
     func mask(_ frame: YUV420Frame, captureTimeMs: Int64) throws
+    /// The boxes painted into the last frame, in its pixel coordinates.
+    var lastMaskedBoxes: [PixelRect] { get }
 }
 
 /// The explicit opt-out (`privacy: none`): frames pass unchanged.
 public final class NoMasking: FrameMasking {
+    public let lastMaskedBoxes: [PixelRect] = []
     public init() {}
     public func mask(_ frame: YUV420Frame, captureTimeMs: Int64) throws {}
 }

@@ -9,7 +9,17 @@ public enum PrivacyMode: String, Sendable, CaseIterable {
 }
 
 extension PrivacyMode {
-    /// Builds the masker for this mode.
+    /// The detectors this mode searches every frame with; none for `.none`.
+    /// - Throws: `PrivacyError.cascadeUnavailable` naming a cascade that cannot load.
+    func makeDetectors(faces: FaceDetectionSettings) throws(PrivacyError) -> [any RegionDetector] {
+        switch self {
+        case .none: []
+        case .face: [try FaceDetector(settings: faces)]
+        case .body: [try FaceDetector(settings: faces), try PeopleDetector()]
+        }
+    }
+
+    /// Builds the per-frame masker for this mode (detection on every frame, for `anonymize`).
     /// - Throws: `PrivacyError.cascadeUnavailable` naming a cascade in `cascadeDirectory`
     ///   that cannot load; never for `.none`.
     public func makeFrameMasking(
@@ -18,15 +28,8 @@ extension PrivacyMode {
         settings: FaceMasker.Settings = FaceMasker.Settings(),
         counters: PrivacyCounters = PrivacyCounters()
     ) throws(PrivacyError) -> any FrameMasking {
+        guard self != .none else { return NoMasking() }
         let faces = FaceDetectionSettings(cascadeDirectory: cascadeDirectory, maxDetectionWidth: detectionWidth)
-        switch self {
-        case .none:
-            return NoMasking()
-        case .face:
-            return try FaceMasker(faceDetection: faces, settings: settings, counters: counters)
-        case .body:
-            let detectors: [any RegionDetector] = [try FaceDetector(settings: faces), try PeopleDetector()]
-            return try FaceMasker(detectors: detectors, settings: settings, counters: counters)
-        }
+        return try FaceMasker(detectors: makeDetectors(faces: faces), settings: settings, counters: counters)
     }
 }

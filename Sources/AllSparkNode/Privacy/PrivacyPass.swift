@@ -1,16 +1,23 @@
 import Logging
 
-/// Chooses the privacy pass for the configured mode before recording starts, and fails
-/// closed: a face mode whose cascades cannot load refuses to start the node.
+/// Chooses the recorder's privacy pass for the configured mode before recording starts,
+/// and fails closed: a face mode whose cascades cannot load refuses to start the node.
+///
+/// Face and body modes mask through a `DelayLineMasker`: detection runs on its own thread
+/// on as many frames as it keeps up with, so a live camera keeps its frame rate on a
+/// small machine, and frames wait in the delay line until a search at or after them says
+/// what to mask.
 public struct PrivacyPass: Sendable {
     public let mode: PrivacyMode
     public let counters: PrivacyCounters
-    public let makeMasker: @Sendable () throws -> FrameMasking
+    /// Builds the pass for frames of one size, on the recording thread.
+    public let makeMasker: LiveMaskingFactory
 
     /// - Parameter detectionWidth: frames wider than this are shrunk before the face search.
     public init(
         mode name: String, detectionWidth: Int = FaceDetectionSettings().maxDetectionWidth,
-        cascadeDirectory: String = FaceDetectionSettings.defaultCascadeDirectory, logger: Logger
+        cascadeDirectory: String = FaceDetectionSettings.defaultCascadeDirectory,
+        delayLine: DelayLineMasker.Settings = DelayLineMasker.Settings(), logger: Logger
     ) throws {
         guard let mode = PrivacyMode(rawValue: name) else {
             throw ConfigError.invalidValue(
@@ -19,15 +26,19 @@ public struct PrivacyPass: Sendable {
         self.mode = mode
         let counters = PrivacyCounters()
         self.counters = counters
-        if mode == .none {
+        guard mode != .none else {
             logger.warning("PRIVACY IS OFF (privacy: none): faces are recorded unmasked. Set privacy: face to mask them.")
-        } else {
-            // Load the cascades once now, so a missing one stops the node before it records anything.
-            _ = try mode.makeFrameMasking(cascadeDirectory: cascadeDirectory, detectionWidth: detectionWidth, counters: counters)
-            logger.info("privacy: \(mode.rawValue) masking with cascades from \(cascadeDirectory), detecting at ≤ \(detectionWidth) px wide")
+            makeMasker = { _, _ in InPlaceMasking(NoMasking()) }
+            return
         }
-        makeMasker = {
-            try mode.makeFrameMasking(cascadeDirectory: cascadeDirectory, detectionWidth: detectionWidth, counters: counters)
+        let faces = FaceDetectionSettings(cascadeDirectory: cascadeDirectory, maxDetectionWidth: detectionWidth)
+        // Load the cascades once now, so a missing one stops the node before it records anything.
+        _ = try mode.makeDetectors(faces: faces)
+        logger.info("privacy: \(mode.rawValue) masking with cascades from \(cascadeDirectory), detecting at ≤ \(detectionWidth) px wide")
+        makeMasker = { width, height in
+            try DelayLineMasker(width: width, height: height, settings: delayLine, counters: counters) {
+                try mode.makeDetectors(faces: faces)
+            }
         }
     }
 }

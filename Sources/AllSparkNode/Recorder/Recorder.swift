@@ -7,16 +7,13 @@ import ServiceLifecycle
 public final class Recorder: Service, Sendable {
     public let store: ChunkStore
     private let captureSettings: CaptureSettings
-    private let makeMasker: @Sendable () throws -> FrameMasking
+    private let makeMasker: LiveMaskingFactory
     private let control: RecorderControl
     private let logger: Logger
 
-    /// - Parameter makeMasker: builds the privacy pass on the recording thread; if it throws,
-    ///   the recorder does not start (privacy fails closed).
-    public init(
-        config: NodeConfig, store: ChunkStore, logger: Logger,
-        makeMasker: @escaping @Sendable () throws -> FrameMasking
-    ) {
+    /// - Parameter makeMasker: builds the privacy pass on the recording thread for each
+    ///   capture size; while it throws, nothing is recorded (privacy fails closed).
+    public init(config: NodeConfig, store: ChunkStore, logger: Logger, makeMasker: @escaping LiveMaskingFactory) {
         self.store = store
         captureSettings = CaptureSettings(config)
         control = RecorderControl(settings: RecordingSettings(config))
@@ -43,9 +40,9 @@ public final class Recorder: Service, Sendable {
     public func stop() { control.requestStop() }
 
     public func run() async throws {
-        try await withGracefulShutdownHandler {
-            try await withTaskCancellationHandler {
-                try await runOnRecordingThread()
+        await withGracefulShutdownHandler {
+            await withTaskCancellationHandler {
+                await runOnRecordingThread()
             } onCancel: {
                 control.requestStop()
             }
@@ -54,22 +51,16 @@ public final class Recorder: Service, Sendable {
         }
     }
 
-    private func runOnRecordingThread() async throws {
+    private func runOnRecordingThread() async {
         let captureSettings = captureSettings
         let store = store
         let control = control
         let logger = logger
         let makeMasker = makeMasker
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let thread = Thread {
-                let masker: FrameMasking
-                do {
-                    masker = try makeMasker()
-                } catch {
-                    continuation.resume(throwing: error)
-                    return
-                }
-                RecordingLoop(captureSettings: captureSettings, store: store, masker: masker, control: control, logger: logger).run()
+                RecordingLoop(captureSettings: captureSettings, store: store, makeMasker: makeMasker, control: control, logger: logger)
+                    .run()
                 continuation.resume()
             }
             thread.name = "allspark-recorder"

@@ -12,7 +12,11 @@ import Logging
 final class RecordingLoop {
     private let captureSettings: CaptureSettings
     private let store: ChunkStore
-    private let masker: FrameMasking
+    private let makeMasker: LiveMaskingFactory
+    /// The privacy pass for the current capture size; rebuilt when the size changes.
+    private var masker: (any LiveFrameMasking)?
+    private var maskerWidth = 0
+    private var maskerHeight = 0
     private let control: RecorderControl
     private let logger: Logger
 
@@ -34,10 +38,13 @@ final class RecordingLoop {
 
     static let maximumRetryDelayMs: Int64 = 30_000
 
-    init(captureSettings: CaptureSettings, store: ChunkStore, masker: FrameMasking, control: RecorderControl, logger: Logger) {
+    init(
+        captureSettings: CaptureSettings, store: ChunkStore, makeMasker: @escaping LiveMaskingFactory, control: RecorderControl,
+        logger: Logger
+    ) {
         self.captureSettings = captureSettings
         self.store = store
-        self.masker = masker
+        self.makeMasker = makeMasker
         self.control = control
         self.logger = logger
         packet = av_packet_alloc()
@@ -59,10 +66,12 @@ final class RecordingLoop {
         }
         while !control.isStopRequested {
             let capture: LibavCapture
+            let masker: any LiveFrameMasking
             do {
                 capture = try LibavCapture(settings: captureSettings)
                 logger.notice("capturing from \(captureSettings.source) at \(capture.outputWidth)x\(capture.outputHeight)")
                 control.updateStatus { $0.source = captureSettings.source.description }
+                masker = try privacyPass(width: capture.outputWidth, height: capture.outputHeight)
             } catch {
                 reportSourceFailure(error, retryDelayMs: retryDelayMs)
                 waitBeforeRetry(&retryDelayMs)
@@ -71,18 +80,32 @@ final class RecordingLoop {
             do {
                 while !control.isStopRequested, let frame = try capture.nextFrame() {
                     retryDelayMs = 1000
-                    record(frame, droppedByCapture: capture.droppedFrames)
+                    record(frame, droppedByCapture: capture.droppedFrames, through: masker)
                 }
+                releaseHeldFrames(from: masker)
                 if !control.isStopRequested {
                     logger.notice("end of \(captureSettings.source); recording stops")
                     return
                 }
             } catch {
+                releaseHeldFrames(from: masker)
                 endEncoderSession()
                 reportSourceFailure(error, retryDelayMs: retryDelayMs)
                 waitBeforeRetry(&retryDelayMs)
             }
         }
+    }
+
+    /// The privacy pass for frames of this size: the current one, or a new one.
+    /// - Throws: when it cannot be built (a cascade vanished): nothing is recorded then.
+    private func privacyPass(width: Int, height: Int) throws -> any LiveFrameMasking {
+        if let masker, maskerWidth == width, maskerHeight == height { return masker }
+        masker = nil
+        let made = try makeMasker(width, height)
+        masker = made
+        maskerWidth = width
+        maskerHeight = height
+        return made
     }
 
     private func reportSourceFailure(_ error: Error, retryDelayMs: Int64) {
@@ -99,7 +122,7 @@ final class RecordingLoop {
         delayMs = min(delayMs * 2, Self.maximumRetryDelayMs)
     }
 
-    private func record(_ frame: CapturedFrame, droppedByCapture: Int) {
+    private func record(_ frame: CapturedFrame, droppedByCapture: Int, through masker: any LiveFrameMasking) {
         let nowMonotonicMs = WallClock.monotonicMs()
         control.updateStatus {
             $0.recording = true
@@ -109,14 +132,26 @@ final class RecordingLoop {
             $0.lastFrameCaptureMs = frame.captureTimeMs
             $0.lastFrameMonotonicMs = nowMonotonicMs
         }
-        // Privacy first: a frame the masker refuses is never encoded.
+        // Privacy first: only frames the masker hands out are encoded; one it refuses is dropped.
         do {
-            try masker.mask(frame.picture, captureTimeMs: frame.captureTimeMs)
+            try masker.push(frame) { masked in encodeMasked(masked) }
         } catch {
             logger.error("privacy pass failed, frame dropped: \(error)")
             control.updateStatus { $0.framesDropped += 1 }
-            return
         }
+    }
+
+    /// Encodes the frames the privacy pass still holds (the capture session is ending).
+    private func releaseHeldFrames(from masker: any LiveFrameMasking) {
+        do {
+            try masker.finish { masked in encodeMasked(masked) }
+        } catch {
+            logger.error("privacy pass failed on the last held frames, dropped: \(error)")
+        }
+    }
+
+    private func encodeMasked(_ frame: MaskedFrame) {
+        let nowMonotonicMs = WallClock.monotonicMs()
         if nowMonotonicMs - (lastSnapshotMonotonicMs ?? .min / 2) >= RecorderControl.snapshotIntervalMs {
             lastSnapshotMonotonicMs = nowMonotonicMs
             control.storeSnapshot(of: frame.picture, captureTimeMs: frame.captureTimeMs)
@@ -130,7 +165,7 @@ final class RecordingLoop {
         }
     }
 
-    private func encode(_ frame: CapturedFrame) throws {
+    private func encode(_ frame: MaskedFrame) throws {
         let settings = control.currentSettings
         var startsChunk = cutRequested || fillingChunk?.isOver(at: frame.captureTimeMs) ?? true
         if let current = encoder,
