@@ -33,6 +33,9 @@ public enum ConfigKeys {
         .integer("encoder.crf", \.encoder.crf, 0...51),
         .integer("encoder.bitrateKbps", \.encoder.bitrateKbps, 0...500_000, allowed: "0 (use crf) or kbit/s up to 500000"),
         .integer("encoder.keyframeIntervalMs", \.encoder.keyframeIntervalMs, 100...10_000),
+        .optionalText(
+            "encoder.options", \.encoder.options,
+            allowed: "encoder options as key=value pairs separated by commas (e.g. tune=zerolatency), or empty"),
         .choice("privacy", \.privacy, PrivacyMode.allCases.map(\.rawValue)),
         .integer("privacyDetectionWidth", \.privacyDetectionWidth, 160...3840),
         .integer("server.port", \.server.port, 0...65535, allowed: "0 (any free port) or a port in 1...65535"),

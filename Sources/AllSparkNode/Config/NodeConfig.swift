@@ -53,6 +53,9 @@ public struct EncoderSettings: Sendable, Equatable {
     public var bitrateKbps: Int = 0
     /// Keyframe interval; also the crash-loss window, since fragments start at keyframes.
     public var keyframeIntervalMs: Int = 1000
+    /// The encoder's own options, `key=value` pairs separated by commas, applied over the
+    /// preset (libx264: `tune=zerolatency`, `x264-params=rc-lookahead=5:bframes=0`).
+    public var options: String = ""
 
     public init() {}
 }

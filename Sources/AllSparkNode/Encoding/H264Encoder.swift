@@ -21,10 +21,19 @@ public final class H264Encoder {
             codecName = settings.codec
         } catch {
             guard settings.codec != "libx264" else { throw error }
-            logger.warning("encoder \(settings.codec) cannot open (\(error)); falling back to libx264")
-            context = try Self.open(codec: "libx264", settings: settings, width: width, height: height, fps: fps)
+            logger.warning("encoder \(settings.codec) cannot open (\(error)); falling back to libx264 without encoder.options")
+            var fallback = settings
+            // The options were written for the named encoder.
+            fallback.options = ""
+            context = try Self.open(codec: "libx264", settings: fallback, width: width, height: height, fps: fps)
             codecName = "libx264"
         }
+    }
+
+    /// Opens and closes a small encoder with `settings`, so that options it rejects stop
+    /// the node at start-up with the reason instead of failing every frame later.
+    public static func checkOpens(_ settings: EncoderSettings, logger: Logger) throws {
+        _ = try H264Encoder(settings: settings, width: 64, height: 64, fps: 30, logger: logger)
     }
 
     deinit { avcodec_free_context(&context) }
@@ -58,7 +67,17 @@ public final class H264Encoder {
                 // A forced keyframe at a chunk start must be an IDR so the chunk plays on its own.
                 av_dict_set(&options, "forced-idr", "1", 0)
             }
+            if !settings.options.isEmpty {
+                try checkLibav(
+                    av_dict_parse_string(&options, settings.options, "=", ",", 0), "reading encoder.options \"\(settings.options)\"")
+            }
             try checkLibav(avcodec_open2(encoder, codec, &options), "opening encoder \(name)")
+            // avcodec_open2 leaves behind the options the encoder does not know.
+            if let unknown = av_dict_get(options, "", nil, AV_DICT_IGNORE_SUFFIX) {
+                throw LibavError(
+                    "encoder \(name) has no option \"\(String(cString: unknown.pointee.key))\" (encoder.options)",
+                    code: allspark_averror(EINVAL))
+            }
             return encoder
         } catch {
             avcodec_free_context(&context)

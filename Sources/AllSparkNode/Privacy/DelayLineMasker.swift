@@ -156,7 +156,7 @@ public final class DelayLineMasker: LiveFrameMasking {
             let captureTimeMs = slotCaptureMs[number % settings.capacity]
             let failure = collectBoxes(for: number, capturedAtMs: captureTimeMs, nextSample: next)
             for box in boxes { painter.paint(box, in: picture) }
-            let detectionMs = samples[next].frameNumber == number ? samples[next].detectionMs : 0
+            let detectionMs = samples[next].frameNumber == number ? samples[next].detectionMs : nil
             if let failure {
                 counters.recordFailure(failure, detectionMs: detectionMs)
             } else {

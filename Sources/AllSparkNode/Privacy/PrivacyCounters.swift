@@ -6,6 +6,8 @@ public final class PrivacyCounters: Sendable {
     public struct Snapshot: Sendable, Equatable {
         /// Frames that went through the masker.
         public internal(set) var frames = 0
+        /// Frames the detectors searched: all of them per frame, a sample in the delay line.
+        public internal(set) var framesSearched = 0
         /// Frames in which at least one box was masked.
         public internal(set) var framesWithFaces = 0
         /// Boxes masked, summed over frames (a face held for 10 frames counts 10).
@@ -19,7 +21,8 @@ public final class PrivacyCounters: Sendable {
         public internal(set) var lastDetectionMs: Double = 0
         public internal(set) var totalDetectionMs: Double = 0
 
-        public var meanDetectionMs: Double { frames > 0 ? totalDetectionMs / Double(frames) : 0 }
+        /// Detection time per searched frame.
+        public var meanDetectionMs: Double { framesSearched > 0 ? totalDetectionMs / Double(framesSearched) : 0 }
     }
 
     private let state = Mutex(Snapshot())
@@ -30,24 +33,32 @@ public final class PrivacyCounters: Sendable {
         state.withLock { $0 }
     }
 
-    func recordFrame(masked: Int, appeared: Int, detectionMs: Double) {
+    /// - Parameter detectionMs: how long searching this frame took; nil if it was not searched.
+    func recordFrame(masked: Int, appeared: Int, detectionMs: Double?) {
         state.withLock { totals in
             totals.frames += 1
             totals.framesWithFaces += masked > 0 ? 1 : 0
             totals.facesMasked += masked
             totals.facesAppeared += appeared
-            totals.lastDetectionMs = detectionMs
-            totals.totalDetectionMs += detectionMs
+            totals.recordSearch(detectionMs)
         }
     }
 
-    func recordFailure(_ failure: PrivacyError, detectionMs: Double) {
+    func recordFailure(_ failure: PrivacyError, detectionMs: Double?) {
         state.withLock { totals in
             totals.frames += 1
             totals.framesFailedClosed += 1
             totals.lastFailure = failure
-            totals.lastDetectionMs = detectionMs
-            totals.totalDetectionMs += detectionMs
+            totals.recordSearch(detectionMs)
         }
+    }
+}
+
+extension PrivacyCounters.Snapshot {
+    fileprivate mutating func recordSearch(_ detectionMs: Double?) {
+        guard let detectionMs else { return }
+        framesSearched += 1
+        lastDetectionMs = detectionMs
+        totalDetectionMs += detectionMs
     }
 }

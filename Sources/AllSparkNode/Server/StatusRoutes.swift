@@ -40,6 +40,7 @@ struct StatusRoutes {
                 "mode": .string(config.privacy),
                 "framesWithFaces": .number(Double(privacy.framesWithFaces)),
                 "facesMasked": .number(Double(privacy.facesMasked)),
+                "framesSearched": .number(Double(privacy.framesSearched)),
                 "meanDetectionMs": .number(privacy.meanDetectionMs),
                 "framesFailedClosed": .number(Double(privacy.framesFailedClosed)),
             ]),
