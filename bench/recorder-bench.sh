@@ -6,6 +6,8 @@
 #   ffmpeg: ffmpeg -i CLIP ... -f segment (30 s segments), same x264 preset, CRF and GOP
 # Both decode, encode and write chunks; frames/s = frames / wall time. Peak RSS from GNU time.
 # Usage: bench/recorder-bench.sh [node-binary]   (default: a release build in .build-release)
+# Env:   PRESETS="veryfast ultrafast"  SIZES="1280x720 1920x1080"
+#        OPTIONS="tune=zerolatency"  encoder options for both (the node's encoder.options syntax)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 node=${1:-.build-release/release/allspark-node}
@@ -13,6 +15,14 @@ node=${1:-.build-release/release/allspark-node}
 work=$(mktemp -d /tmp/allspark-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 presets=${PRESETS:-veryfast ultrafast}
+sizes=${SIZES:-1280x720 1920x1080}
+options=${OPTIONS:-}
+# The same options as ffmpeg arguments: key=value,key=value -> -key value -key value.
+ffmpeg_options=()
+if [ -n "$options" ]; then
+  IFS=',' read -ra pairs <<<"$options"
+  for pair in "${pairs[@]}"; do ffmpeg_options+=("-${pair%%=*}" "${pair#*=}"); done
+fi
 crf=23
 fps=30
 seconds=60
@@ -20,14 +30,14 @@ frames=$((fps * seconds))
 
 printf '| size | x264 preset | node frames/s | ffmpeg frames/s | ratio node/ffmpeg | node peak RSS (MB) | ffmpeg peak RSS (MB) |\n'
 printf '|---|---|---|---|---|---|---|\n'
-for size in 1280x720 1920x1080; do
+for size in $sizes; do
   clip="$work/input-$size.mp4"
   ffmpeg -v error -f lavfi -i "testsrc2=size=$size:rate=$fps" -t "$seconds" \
       -c:v libx264 -preset ultrafast -crf 18 -pix_fmt yuv420p "$clip"
   for preset in $presets; do
 
     store="$work/store-$size-$preset"
-    ALLSPARK_ENCODER_PRESET=$preset ALLSPARK_ENCODER_CRF=$crf /usr/bin/time -f '%e %M' -o "$work/node.time" \
+    ALLSPARK_ENCODER_PRESET=$preset ALLSPARK_ENCODER_CRF=$crf ALLSPARK_ENCODER_OPTIONS=$options /usr/bin/time -f '%e %M' -o "$work/node.time" \
         "$node" run --source "$clip" --size "$size" --fps "$fps" --no-pace --no-loop --privacy none \
         --chunk-ms 30000 --store "$store" --config /dev/null 2>"$work/node.log" \
         || { cat "$work/node.log"; exit 1; }
@@ -37,7 +47,7 @@ for size in 1280x720 1920x1080; do
     rm -rf "$store"
     mkdir -p "$work/ffmpeg-$size-$preset"
     /usr/bin/time -f '%e %M' -o "$work/ffmpeg.time" \
-        ffmpeg -v error -i "$clip" -c:v libx264 -preset "$preset" -crf "$crf" -g "$fps" -pix_fmt yuv420p \
+        ffmpeg -v error -i "$clip" -c:v libx264 -preset "$preset" -crf "$crf" -g "$fps" "${ffmpeg_options[@]}" -pix_fmt yuv420p \
         -f segment -segment_time 30 -reset_timestamps 1 -segment_format mp4 "$work/ffmpeg-$size-$preset/chunk_%03d.mp4"
     rm -rf "$work/ffmpeg-$size-$preset"
 

@@ -21,7 +21,8 @@ final class VideoAnonymizer {
         progress: (AnonymizeProgress) -> Void
     ) throws -> Int {
         let capture = try LibavCapture(settings: CaptureSettings(
-            source: .file(path: inputPath), width: 0, height: 0, fps: 30, loop: false, pace: false))
+            source: .file(path: inputPath), width: 0, height: 0, fps: 30, loop: false, pace: false),
+            writablePictures: true)
         let padder = try EvenSizePadder(width: capture.outputWidth, height: capture.outputHeight)
         var output: VideoOutput?
         var frames = 0

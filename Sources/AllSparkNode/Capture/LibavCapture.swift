@@ -1,8 +1,10 @@
 import CFFmpeg
 import Foundation
 
-/// One frame ready for privacy masking and encoding. The picture is lent: it stays valid
-/// until the next call to `LibavCapture.nextFrame()`.
+/// One frame ready for privacy masking and encoding. The picture is lent and read-only:
+/// it may be the decoder's own reference picture, and stays valid until the next call to
+/// `LibavCapture.nextFrame()`. A privacy pass copies it before painting (or asks the
+/// capture for writable pictures).
 public struct CapturedFrame {
     public let picture: YUV420Frame
     public let captureTimeMs: Int64
@@ -11,7 +13,8 @@ public struct CapturedFrame {
 }
 
 /// Opens a camera, file or test pattern with libavformat, decodes it and converts every
-/// frame to yuv420p at the configured size into one reused buffer.
+/// frame to yuv420p at the configured size into one reused buffer. A decoded frame that
+/// is already yuv420p at that size is lent as it is, without a copy.
 public final class LibavCapture {
     public let source: CaptureSource
     public private(set) var outputWidth = 0
@@ -23,7 +26,10 @@ public final class LibavCapture {
     private var streamTimeBase = AVRational(num: 1, den: 1)
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var decoded: UnsafeMutablePointer<AVFrame>?
-    private var output: UnsafeMutablePointer<AVFrame>?
+    /// The scaler's target, allocated at the first frame that needs converting.
+    private var converted: UnsafeMutablePointer<AVFrame>?
+    /// A reference to the decoded picture when it needs no conversion.
+    private var lent: UnsafeMutablePointer<AVFrame>?
     private var scaler: OpaquePointer?
     private var clock: FrameClock
     private var firstPts: Int64?
@@ -35,9 +41,16 @@ public final class LibavCapture {
 
     private static let registerDevices: Void = avdevice_register_all()
 
-    public init(settings: CaptureSettings) throws {
+    /// Whether frames are always copied into the capture's own buffer, for a caller
+    /// that paints into them in place.
+    private let writablePictures: Bool
+
+    /// - Parameter writablePictures: copy every frame into a buffer the caller may paint
+    ///   into, instead of lending the decoder's picture when it needs no conversion.
+    public init(settings: CaptureSettings, writablePictures: Bool = false) throws {
         _ = Self.registerDevices
         self.settings = settings
+        self.writablePictures = writablePictures
         self.source = settings.source
         clock = FrameClock(live: settings.source.isLive, paced: settings.pace)
 
@@ -91,14 +104,10 @@ public final class LibavCapture {
             }
             packet = av_packet_alloc()
             decoded = av_frame_alloc()
-            output = av_frame_alloc()
-            guard let output, packet != nil, decoded != nil else {
+            lent = av_frame_alloc()
+            guard packet != nil, decoded != nil, lent != nil else {
                 throw LibavError("allocating capture buffers", code: allspark_averror(ENOMEM))
             }
-            output.pointee.format = AV_PIX_FMT_YUV420P.rawValue
-            output.pointee.width = Int32(outputWidth)
-            output.pointee.height = Int32(outputHeight)
-            try checkLibav(av_frame_get_buffer(output, 0), "allocating the output picture")
         } catch {
             release()
             throw error
@@ -111,7 +120,8 @@ public final class LibavCapture {
     private func release() {
         sws_freeContext(scaler)
         scaler = nil
-        av_frame_free(&output)
+        av_frame_free(&converted)
+        av_frame_free(&lent)
         av_frame_free(&decoded)
         av_packet_free(&packet)
         avcodec_free_context(&decoder)
@@ -183,14 +193,27 @@ public final class LibavCapture {
             droppedFrames += 1
             return nil
         case .deliver(let captureTimeMs, let waitMs):
-            try convert(frame)
+            let picture = try needsConversion(frame) ? convert(frame) : lend(frame)
             WallClock.sleep(ms: waitMs)
-            return CapturedFrame(picture: picture(), captureTimeMs: captureTimeMs, avFrame: output!)
+            return CapturedFrame(picture: Self.yuv420Picture(of: picture), captureTimeMs: captureTimeMs, avFrame: picture)
         }
     }
 
-    private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws {
-        guard let output else { return }
+    private func needsConversion(_ frame: UnsafeMutablePointer<AVFrame>) -> Bool {
+        writablePictures || frame.pointee.format != AV_PIX_FMT_YUV420P.rawValue
+            || Int(frame.pointee.width) != outputWidth || Int(frame.pointee.height) != outputHeight
+    }
+
+    /// The decoded picture itself, by reference (the decoder keeps its own reference).
+    private func lend(_ frame: UnsafeMutablePointer<AVFrame>) throws -> UnsafeMutablePointer<AVFrame> {
+        guard let lent else { throw LibavError("capture is closed", code: allspark_averror(EINVAL)) }
+        av_frame_unref(lent)
+        try checkLibav(av_frame_ref(lent, frame), "referencing a decoded picture")
+        return lent
+    }
+
+    private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws -> UnsafeMutablePointer<AVFrame> {
+        let output = try conversionTarget()
         scaler = sws_getCachedContext(
             scaler, frame.pointee.width, frame.pointee.height, AVPixelFormat(frame.pointee.format),
             Int32(outputWidth), Int32(outputHeight), AV_PIX_FMT_YUV420P, SWS_BILINEAR, nil, nil, nil)
@@ -215,12 +238,24 @@ public final class LibavCapture {
             }
         }
         try checkLibav(scaled, "scaling a frame")
+        return output
     }
 
-    private func picture() -> YUV420Frame {
-        let frame = output!.pointee
+    private func conversionTarget() throws -> UnsafeMutablePointer<AVFrame> {
+        if let converted { return converted }
+        guard let frame = av_frame_alloc() else { throw LibavError("allocating the output picture", code: allspark_averror(ENOMEM)) }
+        converted = frame
+        frame.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+        frame.pointee.width = Int32(outputWidth)
+        frame.pointee.height = Int32(outputHeight)
+        try checkLibav(av_frame_get_buffer(frame, 0), "allocating the output picture")
+        return frame
+    }
+
+    private static func yuv420Picture(of avFrame: UnsafeMutablePointer<AVFrame>) -> YUV420Frame {
+        let frame = avFrame.pointee
         return YUV420Frame(
-            width: outputWidth, height: outputHeight,
+            width: Int(frame.width), height: Int(frame.height),
             y: frame.data.0!, yStride: Int(frame.linesize.0),
             u: frame.data.1!, uStride: Int(frame.linesize.1),
             v: frame.data.2!, vStride: Int(frame.linesize.2))

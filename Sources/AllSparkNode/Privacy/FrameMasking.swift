@@ -1,5 +1,5 @@
 /// One frame at a time, in place: every raw frame passes through one of these before the
-/// encoder sees it (the recorder through `InPlaceMasking`, `anonymize` directly).
+/// encoder sees it (`anonymize`; the recorder uses a `LiveFrameMasking`).
 public protocol FrameMasking: AnyObject {
     /// Masks `frame` in place. Throwing means the frame must not be encoded as it is.
     func mask(_ frame: YUV420Frame, captureTimeMs: Int64) throws

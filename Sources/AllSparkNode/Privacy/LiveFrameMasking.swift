@@ -24,20 +24,12 @@ public protocol LiveFrameMasking: AnyObject {
 /// Builds the live privacy pass for frames of one size, on the recording thread.
 public typealias LiveMaskingFactory = @Sendable (_ width: Int, _ height: Int) throws -> any LiveFrameMasking
 
-/// A per-frame masker (or `NoMasking`) as a live pass: each frame is masked in the
-/// capture's own buffer and leaves at once.
-public final class InPlaceMasking: LiveFrameMasking {
-    private let masking: any FrameMasking
-
-    public init(_ masking: any FrameMasking) {
-        self.masking = masking
-    }
+/// The explicit opt-out (`privacy: none`) as a live pass: each frame leaves at once, unchanged.
+public final class UnmaskedPassThrough: LiveFrameMasking {
+    public init() {}
 
     public func push(_ frame: CapturedFrame, emit: (MaskedFrame) throws -> Void) throws {
-        try masking.mask(frame.picture, captureTimeMs: frame.captureTimeMs)
-        try emit(MaskedFrame(
-            picture: frame.picture, captureTimeMs: frame.captureTimeMs, maskedBoxes: masking.lastMaskedBoxes,
-            avFrame: frame.avFrame))
+        try emit(MaskedFrame(picture: frame.picture, captureTimeMs: frame.captureTimeMs, maskedBoxes: [], avFrame: frame.avFrame))
     }
 
     public func finish(emit: (MaskedFrame) throws -> Void) throws {}

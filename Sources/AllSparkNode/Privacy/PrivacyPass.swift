@@ -28,7 +28,7 @@ public struct PrivacyPass: Sendable {
         self.counters = counters
         guard mode != .none else {
             logger.warning("PRIVACY IS OFF (privacy: none): faces are recorded unmasked. Set privacy: face to mask them.")
-            makeMasker = { _, _ in InPlaceMasking(NoMasking()) }
+            makeMasker = { _, _ in UnmaskedPassThrough() }
             return
         }
         let faces = FaceDetectionSettings(cascadeDirectory: cascadeDirectory, maxDetectionWidth: detectionWidth)

@@ -13,7 +13,7 @@ final class RecorderHarness: Sendable {
     /// - Parameter makeMasker: the privacy pass the recorder builds on its thread.
     init(
         config: NodeConfig, storeDirectory: URL,
-        makeMasker: @escaping LiveMaskingFactory = { _, _ in InPlaceMasking(NoMasking()) }
+        makeMasker: @escaping LiveMaskingFactory = { _, _ in UnmaskedPassThrough() }
     ) throws {
         self.storeDirectory = storeDirectory
         LibavLogging.configure(verbose: false)
