@@ -14,15 +14,15 @@ struct EncoderOptionsTests {
         return try H264Encoder(settings: settings, width: 320, height: 240, fps: 30, logger: logger)
     }
 
-    @Test("options reach libx264 over the preset: zerolatency turns off B-frames")
+    @Test("libx264 runs with the node's camera settings; options override them")
     func optionsApplyOverThePreset() throws {
         // libx264 reports the B-frame delay it chose in has_b_frames.
         let plain = try encoder(options: "")
-        #expect(plain.context!.pointee.has_b_frames > 0, "veryfast uses B-frames")
-        let lean = try encoder(options: "tune=zerolatency")
-        #expect(lean.context!.pointee.has_b_frames == 0)
-        let twoOptions = try encoder(options: "tune=film,x264-params=bframes=0:rc-lookahead=5")
-        #expect(twoOptions.context!.pointee.has_b_frames == 0)
+        #expect(plain.context!.pointee.has_b_frames == 0, "the node's default: no B-frames")
+        let withBFrames = try encoder(options: "x264-params=bframes=3:rc-lookahead=10")
+        #expect(withBFrames.context!.pointee.has_b_frames > 0)
+        let twoOptions = try encoder(options: "tune=film,x264-params=bframes=2")
+        #expect(twoOptions.context!.pointee.has_b_frames > 0)
     }
 
     @Test("an option the encoder lacks is an error naming it, and run refuses to start")
