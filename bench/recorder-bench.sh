@@ -3,7 +3,7 @@
 #
 # For each size: a 60 s clip made by ffmpeg (testsrc2, x264 crf 18), then
 #   node:   allspark-node run --source CLIP --no-pace --no-loop --privacy none (30 s chunks)
-#   ffmpeg: ffmpeg -i CLIP ... -f segment (30 s segments), same x264 preset, CRF and GOP
+#   ffmpeg: ffmpeg -i CLIP ... -f segment (30 s segments), same x264 preset, settings, CRF and GOP
 # Both decode, encode and write chunks; frames/s = frames / wall time. Peak RSS from GNU time.
 # Usage: bench/recorder-bench.sh [node-binary]   (default: a release build in .build-release)
 # Env:   PRESETS="veryfast ultrafast"  SIZES="1280x720 1920x1080"
@@ -17,8 +17,9 @@ trap 'rm -rf "$work"' EXIT
 presets=${PRESETS:-veryfast ultrafast}
 sizes=${SIZES:-1280x720 1920x1080}
 options=${OPTIONS:-}
-# The same options as ffmpeg arguments: key=value,key=value -> -key value -key value.
-ffmpeg_options=()
+# ffmpeg gets the node's libx264 defaults (H264Encoder.cameraX264Params), then the same
+# options as the node: key=value,key=value -> -key value -key value (the last one wins).
+ffmpeg_options=(-x264-params bframes=0:rc-lookahead=2:sliced-threads=1)
 if [ -n "$options" ]; then
   IFS=',' read -ra pairs <<<"$options"
   for pair in "${pairs[@]}"; do ffmpeg_options+=("-${pair%%=*}" "${pair#*=}"); done
