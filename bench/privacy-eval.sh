@@ -5,6 +5,7 @@
 #
 # Usage: bench/privacy-eval.sh [NODE_BINARY]   (default: .build-privacy/release/allspark-node)
 # Env:   FACES=/work/shared/faces  DEFACE=path/to/deface (optional peer)  KEEP=1 (keep the work dir)
+#        THROUGHPUT_ONLY=1 (only the privacy off/on throughput runs, as JSON lines)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,16 +20,18 @@ cd "$work"
 seconds_of() { grep 'Elapsed (wall clock)' "$1" | awk '{print $NF}' | awk -F: '{ if (NF==3) print $1*3600+$2*60+$3; else print $1*60+$2 }'; }
 peak_mb_of() { grep 'Maximum resident set size' "$1" | awk '{printf "%.0f", $NF/1024}'; }
 
-echo "== dev stills: anonymize $faces/dev/images" >&2
-/usr/bin/time -v "$node" anonymize "$faces/dev/images" "$work/dev-out" --boxes "$work/dev-boxes.jsonl" 2>"$work/dev.time" || true
-dev_seconds=$(seconds_of "$work/dev.time")
-$metrics recall "$faces/dev/labels.csv" "$work/dev-boxes.jsonl" >"$work/recall.json"
-cat "$work/recall.json"
+if [[ -z "${THROUGHPUT_ONLY:-}" ]]; then
+    echo "== dev stills: anonymize $faces/dev/images" >&2
+    /usr/bin/time -v "$node" anonymize "$faces/dev/images" "$work/dev-out" --boxes "$work/dev-boxes.jsonl" 2>"$work/dev.time" || true
+    dev_seconds=$(seconds_of "$work/dev.time")
+    $metrics recall "$faces/dev/labels.csv" "$work/dev-boxes.jsonl" >"$work/recall.json"
+    cat "$work/recall.json"
 
-echo "== face-free clip: anonymize vtest.avi" >&2
-"$node" anonymize "$faces/video/vtest.avi" "$work/vtest-out.mp4" --boxes "$work/vtest-boxes.jsonl" 2>/dev/null
-$metrics maskarea "$work/vtest-boxes.jsonl" 768 576 >"$work/maskarea.json"
-cat "$work/maskarea.json"
+    echo "== face-free clip: anonymize vtest.avi" >&2
+    "$node" anonymize "$faces/video/vtest.avi" "$work/vtest-out.mp4" --boxes "$work/vtest-boxes.jsonl" 2>/dev/null
+    $metrics maskarea "$work/vtest-boxes.jsonl" 768 576 >"$work/maskarea.json"
+    cat "$work/maskarea.json"
+fi
 
 # The same 8 s input at each size: Carphone (a talking face) played twice, stretched.
 declare -A fps_result rss_result
@@ -48,6 +51,8 @@ for size in 1280x720 1920x1080; do
         echo "{\"size\": \"$size\", \"privacy\": \"$privacy\", \"frames\": $frames, \"wall_s\": $wall, \"fps\": ${fps_result[$size-$privacy]}, \"peak_rss_mb\": ${rss_result[$size-$privacy]}}"
     done
 done
+
+[[ -z "${THROUGHPUT_ONLY:-}" ]] || exit 0
 
 deface_row=""
 if [[ -n "${DEFACE:-}" ]]; then
