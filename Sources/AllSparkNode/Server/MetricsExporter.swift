@@ -11,33 +11,43 @@ final class MetricsExporter: Sendable {
     private let counters: [String: Counter]
     private let gauges: [String: Gauge]
 
-    private static let counterHelp: [(String, String)] = [
-        ("allspark_frames_captured_total", "Frames delivered by the capture source"),
-        ("allspark_frames_dropped_total", "Frames dropped before encoding (pipeline behind real time, privacy refusals)"),
-        ("allspark_frames_encoded_total", "Frames sent to the H.264 encoder"),
-        ("allspark_faces_masked_total", "Face boxes masked, summed over frames"),
-        ("allspark_frames_with_faces_total", "Frames in which at least one face was masked"),
-        ("allspark_chunks_written_total", "Chunks published to the store"),
-        ("allspark_chunks_evicted_total", "Chunks deleted to keep the store under its cap"),
-        ("allspark_upload_bytes_total", "Bytes of files uploaded over WebSocket"),
-        ("allspark_upload_files_total", "Files uploaded over WebSocket"),
-    ]
-    private static let gaugeHelp: [(String, String)] = [
-        ("allspark_store_bytes", "Bytes the store holds, the chunk being written included"),
-        ("allspark_store_cap_bytes", "The store's cap in bytes"),
-        ("allspark_store_chunks", "Chunks in the store"),
-        ("allspark_websocket_peers", "WebSocket peers connected to the node"),
-        ("allspark_recording", "1 while frames are being recorded"),
-        ("allspark_uplink_connected", "1 while connected to an edge server"),
-        ("allspark_privacy_detection_ms", "Mean face detection time per frame in ms"),
-    ]
+    private static var counterDescriptors: [MetricNameDescriptor] {
+        [
+            metric("frames_captured", unit: "total", help: "Frames delivered by the capture source"),
+            metric("frames_dropped", unit: "total", help: "Frames dropped before encoding (pipeline behind real time, privacy refusals)"),
+            metric("frames_encoded", unit: "total", help: "Frames sent to the H.264 encoder"),
+            metric("faces_masked", unit: "total", help: "Face boxes masked, summed over frames"),
+            metric("frames_with_faces", unit: "total", help: "Frames in which at least one face was masked"),
+            metric("frames_searched", unit: "total", help: "Frames the face detector searched (live detection samples frames)"),
+            metric("chunks_written", unit: "total", help: "Chunks published to the store"),
+            metric("chunks_evicted", unit: "total", help: "Chunks deleted to keep the store under its cap"),
+            metric("upload_bytes", unit: "total", help: "Bytes of files uploaded over WebSocket"),
+            metric("upload_files", unit: "total", help: "Files uploaded over WebSocket"),
+        ]
+    }
+    private static var gaugeDescriptors: [MetricNameDescriptor] {
+        [
+            metric("store", unit: "bytes", help: "Bytes the store holds, the chunk being written included"),
+            metric("store_cap", unit: "bytes", help: "The store's cap in bytes"),
+            metric("store_chunks", unit: "", help: "Chunks in the store"),
+            metric("websocket_peers", unit: "", help: "WebSocket peers connected to the node"),
+            metric("recording", unit: "", help: "1 while frames are being recorded"),
+            metric("uplink_connected", unit: "", help: "1 while connected to an edge server"),
+            metric("privacy_detection", unit: "ms", help: "Mean face detection time per searched frame in ms"),
+        ]
+    }
+
+    /// `allspark_<name>_<unit>`, the unit left out when empty.
+    private static func metric(_ name: String, unit: String, help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "allspark", metricName: name, unitName: unit, helpText: help)
+    }
 
     init(services: NodeServices) {
         self.services = services
         var counters: [String: Counter] = [:]
-        for (name, help) in Self.counterHelp { counters[name] = registry.makeCounter(name: name, help: help) }
+        for descriptor in Self.counterDescriptors { counters[descriptor.name] = registry.makeCounter(descriptor: descriptor) }
         var gauges: [String: Gauge] = [:]
-        for (name, help) in Self.gaugeHelp { gauges[name] = registry.makeGauge(name: name, help: help) }
+        for descriptor in Self.gaugeDescriptors { gauges[descriptor.name] = registry.makeGauge(descriptor: descriptor) }
         self.counters = counters
         self.gauges = gauges
     }
@@ -52,6 +62,7 @@ final class MetricsExporter: Sendable {
             "allspark_frames_encoded_total": Int64(recorder.framesEncoded),
             "allspark_faces_masked_total": Int64(privacy.facesMasked),
             "allspark_frames_with_faces_total": Int64(privacy.framesWithFaces),
+            "allspark_frames_searched_total": Int64(privacy.framesSearched),
             "allspark_chunks_written_total": Int64(recorder.chunksWritten),
             "allspark_chunks_evicted_total": Int64(usage.chunksEvicted),
             "allspark_upload_bytes_total": services.uploads.bytesUploaded,
