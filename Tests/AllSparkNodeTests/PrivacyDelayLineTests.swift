@@ -201,4 +201,27 @@ struct PrivacyDelayLineTests {
         }
         #expect(surviving.count <= inputFaces.joined().count / 10, "most detected faces must be masked: \(surviving.count) survived")
     }
+
+    @Test("searching every frame: every frame is searched in order and no face the input showed survives")
+    func everyFrameSearchLeavesNoFace() throws {
+        let input = try TestFrame.decodeVideo(FaceClip.carphone, filter: "scale=352:288")
+        let masker = try DelayLineMasker(
+            width: 352, height: 288, settings: .init(capacity: 8, searchesEveryFrame: true),
+            makeDetectors: { [try SlowFaceDetector(delayMs: 20)] })
+        var released: [TestFrame] = []
+        let collect = { (frame: MaskedFrame) in released.append(TestFrame(copying: frame.picture)) }
+        for (index, picture) in input.enumerated() {
+            try withExtendedLifetime(picture) { try masker.push(picture.frame, captureTimeMs: Int64(index) * 33, emit: collect) }
+        }
+        try masker.finish(emit: collect)
+
+        try #require(released.count == input.count)
+        #expect(masker.framesSearched == input.count)
+        let detector = try FaceDetector()
+        let inputFaces = try input.map { try $0.faces(using: detector) }
+        let outputFaces = try released.map { try $0.faces(using: detector) }
+        #expect(inputFaces.filter { !$0.isEmpty }.count >= 60)
+        let surviving = FaceClip.facesSurviving(input: inputFaces, output: outputFaces)
+        #expect(surviving.isEmpty, "faces still detectable: \(surviving.prefix(5))")
+    }
 }

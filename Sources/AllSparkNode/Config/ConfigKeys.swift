@@ -38,6 +38,7 @@ public enum ConfigKeys {
             allowed: "encoder options as key=value pairs separated by commas (e.g. tune=zerolatency), or empty"),
         .choice("privacy", \.privacy, PrivacyMode.allCases.map(\.rawValue)),
         .integer("privacyDetectionWidth", \.privacyDetectionWidth, 160...3840),
+        .boolean("privacyEveryFrame", \.privacyEveryFrame),
         .integer("server.port", \.server.port, 0...65535, allowed: "0 (any free port) or a port in 1...65535"),
         .text("server.host", \.server.host, allowed: "an address to listen on, e.g. 0.0.0.0 or 127.0.0.1"),
         .optionalText("server.token", \.server.token, allowed: "a bearer token, or empty for none"),

@@ -24,6 +24,9 @@ public struct NodeConfig: Sendable, Equatable {
     /// Frames wider than this are shrunk before the face search: smaller is faster and
     /// misses smaller faces (the cascades need a face about 24 px wide at this scale).
     public var privacyDetectionWidth: Int = 640
+    /// Search every frame for faces instead of as many as detection keeps up with: a live
+    /// source then records only as many frames per second as detection manages.
+    public var privacyEveryFrame: Bool = false
     public var server = ServerSettings()
     public var uplink = UplinkSettings()
 

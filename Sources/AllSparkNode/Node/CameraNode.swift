@@ -14,7 +14,9 @@ public struct CameraNode: Sendable {
     public init(config: NodeConfig, logger: Logger) throws {
         self.logger = logger
         try H264Encoder.checkOpens(config.encoder, logger: logger)
-        let privacy = try PrivacyPass(mode: config.privacy, detectionWidth: config.privacyDetectionWidth, logger: logger)
+        let privacy = try PrivacyPass(
+            mode: config.privacy, detectionWidth: config.privacyDetectionWidth,
+            delayLine: DelayLineMasker.Settings(searchesEveryFrame: config.privacyEveryFrame), logger: logger)
         let store = try ChunkStore(directory: config.storeDirectory, capBytes: config.capBytes, logger: logger)
         let recorder = Recorder(config: config, store: store, logger: logger, makeMasker: privacy.makeMasker)
         let live = LiveConfiguration(config: config, recorder: recorder, logger: logger)

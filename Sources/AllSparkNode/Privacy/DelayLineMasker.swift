@@ -31,13 +31,17 @@ public final class DelayLineMasker: LiveFrameMasking {
         public var maximumMotionGrowth: Double
         public var style: MaskStyle
         public var blocksAcross: Int
+        /// Search every frame, in order, instead of the newest: no face the cascades can
+        /// find escapes, and a live source loses the frames detection cannot keep up with.
+        public var searchesEveryFrame: Bool
 
         public init(
-            capacity: Int = 24, holdMs: Int64 = 1000, marginPerSide: Double = 0.25, motionPerFrame: Double = 0.03,
+            capacity: Int = 24, holdMs: Int64 = 1000, searchesEveryFrame: Bool = false, marginPerSide: Double = 0.25, motionPerFrame: Double = 0.03,
             maximumMotionGrowth: Double = 0.5, style: MaskStyle = .pixelate, blocksAcross: Int = 6
         ) {
             self.capacity = capacity
             self.holdMs = holdMs
+            self.searchesEveryFrame = searchesEveryFrame
             self.marginPerSide = marginPerSide
             self.motionPerFrame = motionPerFrame
             self.maximumMotionGrowth = maximumMotionGrowth
@@ -105,7 +109,7 @@ public final class DelayLineMasker: LiveFrameMasking {
                 waitsForDetection += 1
                 record(worker.waitForResult())
             } else {
-                submit(oldest + held - 1)
+                submit(nextToSearch)
             }
             try release(emit)
         }
@@ -117,8 +121,13 @@ public final class DelayLineMasker: LiveFrameMasking {
         slotCaptureMs[number % settings.capacity] = captureTimeMs
         held += 1
         if let result = worker.takeResultIfDone() { record(result) }
-        if !worker.isBusy { submit(number) }
+        if !worker.isBusy { submit(nextToSearch) }
         try release(emit)
+    }
+
+    /// The newest frame held, or with `searchesEveryFrame` the oldest not yet searched.
+    private var nextToSearch: Int {
+        settings.searchesEveryFrame ? lastSubmitted + 1 : oldest + held - 1
     }
 
     public func push(_ frame: CapturedFrame, emit: (MaskedFrame) throws -> Void) throws {
@@ -130,8 +139,8 @@ public final class DelayLineMasker: LiveFrameMasking {
         guard held > 0 else { return }
         let newest = oldest + held - 1
         if worker.isBusy { record(worker.waitForResult()) }
-        if lastSubmitted < newest {
-            submit(newest)
+        while lastSubmitted < newest {
+            submit(settings.searchesEveryFrame ? lastSubmitted + 1 : newest)
             record(worker.waitForResult())
         }
         try release(emit)

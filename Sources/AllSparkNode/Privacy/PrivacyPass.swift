@@ -34,7 +34,10 @@ public struct PrivacyPass: Sendable {
         let faces = FaceDetectionSettings(cascadeDirectory: cascadeDirectory, maxDetectionWidth: detectionWidth)
         // Load the cascades once now, so a missing one stops the node before it records anything.
         _ = try mode.makeDetectors(faces: faces)
-        logger.info("privacy: \(mode.rawValue) masking with cascades from \(cascadeDirectory), detecting at ≤ \(detectionWidth) px wide")
+        logger.info("""
+            privacy: \(mode.rawValue) masking with cascades from \(cascadeDirectory), detecting at ≤ \(detectionWidth) px wide \
+            in \(delayLine.searchesEveryFrame ? "every frame" : "as many frames as it keeps up with")
+            """)
         makeMasker = { width, height in
             try DelayLineMasker(width: width, height: height, settings: delayLine, counters: counters) {
                 try mode.makeDetectors(faces: faces)
