@@ -15,8 +15,9 @@ MAX_MESSAGE = 314572800
 
 
 class EdgePeer:
-    def __init__(self, port, client_config=None, auto_upload=False):
+    def __init__(self, port, client_config=None, auto_upload=False, ssl_context=None):
         self.port = port
+        self.ssl_context = ssl_context
         self.client_config = client_config or {
             "videoFormat": "mp4", "videoChunkDurationMs": 3000, "videoBufferMaxMB": 16000, "fps": 30.0,
             "audioFormat": "aac", "timestampFormat": "unix",
@@ -38,7 +39,7 @@ class EdgePeer:
         app.router.add_get("/", self.websocket)
         self.runner = web.AppRunner(app)
         await self.runner.setup()
-        await web.TCPSite(self.runner, "127.0.0.1", self.port).start()
+        await web.TCPSite(self.runner, "127.0.0.1", self.port, ssl_context=self.ssl_context).start()
 
     async def stop(self):
         for socket in list(self.sockets):

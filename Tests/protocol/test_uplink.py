@@ -1,6 +1,8 @@
 """The node as an AllSpark client: a whole session against an edge-server-compatible peer."""
 import asyncio
 import re
+import ssl
+import subprocess
 
 from node_harness import free_port
 from edge_peer import EdgePeer
@@ -97,3 +99,26 @@ def test_dead_server_is_retried_without_disturbing_recording(make_node):
     assert "health" in (status["uplink"]["lastError"] or "")
     _, health = node.json("/api/health")
     assert health["status"] == "degraded" and health["recording"] is True
+
+
+def test_tls_only_edge_server_with_a_self_signed_certificate(make_node, tmp_path):
+    key, certificate = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(certificate),
+                    "-days", "1", "-subj", "/CN=allspark-edge-server"], check=True, capture_output=True)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(str(certificate), str(key))
+    port = free_port()
+
+    async def scenario():
+        peer = EdgePeer(port, ssl_context=context)
+        await peer.start()
+        try:
+            # A ws:// URL: the node checks health over http, then https, and tries wss first.
+            make_node("--uplink", f"ws://127.0.0.1:{port}/")
+            await peer.wait_for(lambda: peer.client_names, timeout=30, what="clientInfo over wss")
+            await peer.wait_for(lambda: peer.chunk_saved, timeout=30, what="chunkSaved over wss")
+            return peer.connections
+        finally:
+            await peer.stop()
+
+    assert asyncio.run(scenario()) == 1

@@ -1,7 +1,5 @@
+import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import HummingbirdWSClient
 import Logging
 import NIOSSL
@@ -100,19 +98,29 @@ public final class Uplink: Service, Sendable {
         throw Failure(description: "cannot connect to \(address.host):\(address.port): \(lastError.map { "\($0)" } ?? "no URL")")
     }
 
-    /// PROTOCOL.md: clients may call GET /api/health first as a connection test.
+    /// PROTOCOL.md: clients may call GET /api/health first as a connection test. Over
+    /// https the certificate is not verified, as for wss: LAN edge servers sign their own.
     private func checkHealth(_ address: EdgeServerAddress) async throws {
-        for secure in [false, true] {
+        var configuration = HTTPClient.Configuration(certificateVerification: .none)
+        configuration.timeout = .init(connect: .seconds(5), read: .seconds(5))
+        // A refused connection should fail now: the uplink's own loop retries every 5 s.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        var answered = false
+        for secure in [false, true] where !answered {
             guard let url = address.healthURL(secure: secure) else { continue }
-            var request = URLRequest(url: url)
-            request.timeoutInterval = 5
-            if let (_, response) = try? await URLSession.shared.data(for: request),
-                let http = response as? HTTPURLResponse, http.statusCode == 200
-            {
-                return
+            do {
+                let response = try await client.execute(HTTPClientRequest(url: url.absoluteString), timeout: .seconds(5))
+                _ = try await response.body.collect(upTo: 1 << 16)
+                answered = response.status == .ok
+            } catch {
+                logger.debug("uplink: GET \(url) failed: \(error)")
             }
         }
-        throw Failure(description: "edge server \(address.host):\(address.port) did not answer GET /api/health")
+        try await client.shutdown()
+        guard answered else {
+            throw Failure(description: "edge server \(address.host):\(address.port) did not answer GET /api/health")
+        }
     }
 
     /// Thrown when a connection was made and later ended, so the next URL is not tried.
