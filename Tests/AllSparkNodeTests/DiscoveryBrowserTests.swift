@@ -22,15 +22,15 @@ extension DiscoveryDaemonTests {
             #expect(found.webSocketURL(secure: false) == "ws://127.0.0.1:18080/")
         }
 
-        @Test func returnsNilWhenNoneAppearsInTime() async throws {
+        // The time limit is the check that the timeout works: without it the search never
+        // ends. (Wall-clock bounds inside the test are not: on 2 cores the other tests can
+        // hold both of Swift's cooperative threads for many seconds.)
+        @Test(.timeLimit(.minutes(1)))
+        func returnsNilWhenNoneAppearsInTime() async throws {
             // A type nobody publishes: other suites may run an edge server meanwhile.
             let browser = EdgeServerBrowser(serviceType: "_allspark-absent._tcp", logger: Logger(label: "test.discovery.browser"))
-            // Without the timeout the search would never end; the bound only has to tell
-            // "returned" from "hung" on a loaded 2-core machine, so it is generous.
-            let started = ContinuousClock.now
             let found = try await browser.findFirst(timeout: .milliseconds(1500))
             #expect(found == nil)
-            #expect(ContinuousClock.now - started < .seconds(20))
         }
 
         @Test func throwsWhenTheDaemonIsAbsent() async throws {
@@ -44,15 +44,14 @@ extension DiscoveryDaemonTests {
             }
         }
 
-        @Test func stopsWhenCancelled() async throws {
+        // A search for ten minutes must end when cancelled, well within the time limit.
+        @Test(.timeLimit(.minutes(1)))
+        func stopsWhenCancelled() async throws {
             let browser = browser
-            let search = Task { try await browser.findFirst(timeout: .seconds(60)) }
+            let search = Task { try await browser.findFirst(timeout: .seconds(600)) }
             try await Task.sleep(for: .milliseconds(300))
-            let started = ContinuousClock.now
             search.cancel()
             await #expect(throws: CancellationError.self) { try await search.value }
-            // Well under the 60 s timeout: cancellation, not the timeout, ended it.
-            #expect(ContinuousClock.now - started < .seconds(20))
         }
     }
 }
