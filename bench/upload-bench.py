@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Time-range retrieval: the node uploads ~1 GB of chunks to an edge-server-compatible peer
 over loopback; compared, in the same run, with a plain Python sender pushing the same files
-to the same peer. Reports MB/s of both, their ratio, and the node's RSS growth while uploading.
+to the same peer. Reports MB/s of both, their ratio, and the node's RSS growth while uploading; then the
+same range asked of the node in its server role (a peer on the node's own port), for the
+RSS growth of both roles on the same data.
 
 Usage: bench/upload-bench.py [--node BIN] [--gigabytes 1.0]
 """
@@ -57,6 +59,66 @@ def rss_kib(pid):
     return 0
 
 
+class PeakRSS:
+    """Samples a process's VmRSS every 20 ms until stopped; keeps the first sample and the peak."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.baseline = rss_kib(pid)
+        self.peak = self.baseline
+        self.task = asyncio.create_task(self.sample())
+
+    async def sample(self):
+        while True:
+            self.peak = max(self.peak, rss_kib(self.pid))
+            await asyncio.sleep(0.02)
+
+    def stop(self):
+        self.task.cancel()
+        return (self.peak - self.baseline) / 1024
+
+
+def start_node(node_binary, work, store, *extra):
+    # A source that never delivers keeps the store still while it is uploaded.
+    return subprocess.Popen([node_binary, "run", "--config", "/dev/null", "--source", str(work / "no-camera"),
+                             "--store", str(store), *extra],
+                            env=dict(os.environ, ALLSPARK_SERVER_ANNOUNCE="false", ALLSPARK_SERVER_HOST="127.0.0.1"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+async def server_role(node_binary, work, store, expected):
+    """Asks the node on its own port for the whole range; returns (seconds, RSS growth in MB)."""
+    port = free_port()
+    node = start_node(node_binary, work, store, "--port", str(port))
+    try:
+        async with aiohttp.ClientSession() as session:
+            for _ in range(300):
+                try:
+                    socket = await session.ws_connect(f"ws://127.0.0.1:{port}/", max_msg_size=0)
+                    break
+                except aiohttp.ClientConnectionError:
+                    await asyncio.sleep(0.1)
+            else:
+                raise RuntimeError("the node's WebSocket did not open")
+            async with socket:
+                await socket.receive()
+                rss = PeakRSS(node.pid)
+                started = time.monotonic()
+                await socket.send_json({"command": "uploadTimeRange", "startTime": 0.0, "endTime": 4_000_000_000.0})
+                received = 0
+                while received < expected:
+                    message = await socket.receive()
+                    if message.type == aiohttp.WSMsgType.BINARY:
+                        received += len(message.data)
+                    elif message.type != aiohttp.WSMsgType.TEXT:
+                        raise RuntimeError(f"connection ended after {received} of {expected} bytes")
+                seconds = time.monotonic() - started
+                return seconds, rss.stop()
+    finally:
+        node.send_signal(signal.SIGTERM)
+        node.wait()
+
+
 async def plain_sender(port, files):
     async with aiohttp.ClientSession() as session:
         async with session.ws_connect(f"ws://127.0.0.1:{port}/", max_msg_size=0) as socket:
@@ -84,20 +146,15 @@ async def main():
         port = free_port()
         peer = EdgePeer(port)
         await peer.start()
-        # A source that never delivers keeps the store still while it is uploaded.
-        node = subprocess.Popen([arguments.node, "run", "--config", "/dev/null", "--source", str(work / "no-camera"),
-                                 "--store", str(store), "--port", "0", "--uplink", f"ws://127.0.0.1:{port}/"],
-                                env=dict(os.environ, ALLSPARK_SERVER_ANNOUNCE="false"),
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        node = start_node(arguments.node, work, store, "--port", "0", "--uplink", f"ws://127.0.0.1:{port}/")
         await peer.wait_for(lambda: peer.client_names, timeout=30, what="the node")
-        baseline = rss_kib(node.pid)
-        peak = baseline
+        rss = PeakRSS(node.pid)
         started = time.monotonic()
         await peer.command({"command": "uploadTimeRange", "message": "", "startTime": 0.0, "endTime": 4_000_000_000.0})
         while sum(len(data) for data in peer.uploads.values()) < expected:
-            peak = max(peak, rss_kib(node.pid))
             await asyncio.sleep(0.02)
         node_seconds = time.monotonic() - started
+        uplink_growth = rss.stop()
         node.send_signal(signal.SIGTERM)
         node.wait()
         assert all(peer.uploads[path.name] == path.read_bytes() for path in files[:3]), "byte-identical"
@@ -107,17 +164,18 @@ async def main():
         await plain_sender(port, files)
         plain_seconds = time.monotonic() - started
         await peer.stop()
+        server_seconds, server_growth = await server_role(arguments.node, work, store, expected)
 
         node_rate = expected / node_seconds / 1e6
         plain_rate = expected / plain_seconds / 1e6
         print(f"| {expected / 1e9:.2f} GB in {len(files)} files ({chunk_bytes / 1e6:.1f} MB chunks) | "
               f"{node_rate:.0f} MB/s | {plain_rate:.0f} MB/s | {node_rate / plain_rate:.2f} | "
-              f"{(peak - baseline) / 1024:.1f} MB |")
+              f"{uplink_growth:.1f} MB | {expected / server_seconds / 1e6:.0f} MB/s | {server_growth:.1f} MB |")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    print("| data | node MB/s | plain sender MB/s | ratio node/plain | node RSS growth |")
-    print("|---|---|---|---|---|")
+    print("| data | uplink MB/s | plain sender MB/s | ratio uplink/plain | uplink RSS growth | server role MB/s | server role RSS growth |")
+    print("|---|---|---|---|---|---|---|")
     asyncio.run(main())

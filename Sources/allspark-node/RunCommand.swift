@@ -62,6 +62,7 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         MallocTuning.limitArenas(to: 2)
+        MallocTuning.fixMmapThreshold(bytes: 128 * 1024)
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = verbose ? .debug : .info
