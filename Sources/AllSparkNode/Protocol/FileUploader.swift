@@ -5,6 +5,12 @@ import WSCore
 /// Sends one stored file as an upload pair: the JSON metadata, then the whole file as ONE
 /// binary WebSocket message written in pieces straight from disk. Memory stays bounded by
 /// the piece size times the pieces NIO may queue before backpressure, whatever the file size.
+///
+/// The writer's backpressure only knows the channel's writability as of the last write the
+/// event loop has run; pieces handed over since then wait in the loop's task queue, and are
+/// all encoded (a client masks each into a copy) whether the socket keeps up or not. Given
+/// the connection's event loop, the uploader waits for the loop to take each piece before
+/// handing over the next, so no backlog builds up in front of the writability check.
 public struct FileUploader: Sendable {
     /// The edge server drops the connection on a message of 300 MiB or more (PROTOCOL.md).
     public static let edgeServerMessageLimit: Int64 = 314_572_800 - 1
@@ -28,7 +34,10 @@ public struct FileUploader: Sendable {
         case empty
     }
 
-    public func upload(path: String, fileName: String, to outbound: WebSocketOutboundWriter) async throws -> Outcome {
+    /// - Parameter eventLoop: the connection's event loop, when known, to pace the pieces by.
+    public func upload(
+        path: String, fileName: String, to outbound: WebSocketOutboundWriter, eventLoop: (any EventLoop)? = nil
+    ) async throws -> Outcome {
         do {
             return try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
                 // Opened first: an eviction from now on cannot take the bytes away mid-send.
@@ -38,10 +47,16 @@ public struct FileUploader: Sendable {
                 try await outbound.writeTextMessage(
                     ProtocolMessage.uploadMetadata(fileName: fileName, size: size, mimeType: ProtocolMessage.mimeType(forFileName: fileName)))
                 var sent: Int64 = 0
+                var previousTaken: EventLoopFuture<Void>?
                 try await outbound.withBinaryMessageWriter { write in
                     for try await piece in handle.readChunks(chunkLength: .bytes(Self.pieceBytes)) {
                         try await write(piece)
                         sent += Int64(piece.readableBytes)
+                        // Tasks run in order: once this one has run, the loop has taken the piece.
+                        // Waiting for the previous piece's turn keeps one piece queued, so the loop never idles.
+                        let taken = eventLoop?.submit {}
+                        try await previousTaken?.get()
+                        previousTaken = taken
                     }
                 }
                 counters.recordUpload(bytes: sent)

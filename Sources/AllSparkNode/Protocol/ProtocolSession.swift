@@ -20,6 +20,8 @@ public struct ProtocolSession: Sendable {
     var onClientInfo: @Sendable (String) -> Void = { _ in }
     /// Called with each command the session accepts, for status pages.
     var onCommand: @Sendable (String) -> Void = { _ in }
+    /// The connection's event loop when the caller pinned it there (uplink), to pace uploads by.
+    var eventLoop: (any EventLoop)?
 
     /// Largest message accepted from a peer; commands are small JSON texts.
     static let maximumIncomingMessageBytes = 1 << 20
@@ -61,7 +63,8 @@ public struct ProtocolSession: Sendable {
         case .text(let text):
             try await outbound.writeTextMessage(text)
         case .upload(let job):
-            let report = try await job.run(store: store, uploader: uploader, outbound: outbound, acknowledgements: acknowledgements)
+            let report = try await job.run(
+                store: store, uploader: uploader, outbound: outbound, acknowledgements: acknowledgements, eventLoop: eventLoop)
             logger.info("uploadTimeRange: sent \(report.sent.count) files, skipped \(report.skipped.count)")
             if role == .server {
                 try await outbound.writeTextMessage(report.statusMessage(range: job.range))

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import WSCore
 
 /// One answered uploadTimeRange: the overlapping chunks, each followed by its timestamps
@@ -13,16 +14,19 @@ struct UploadJob: Sendable {
         var skipped: [(file: String, reason: String)] = []
     }
 
-    /// - Parameter acknowledgements: when given (uplink role), each file waits for the peer's answer to the previous one.
+    /// - Parameters:
+    ///   - acknowledgements: when given (uplink role), each file waits for the peer's answer to the previous one.
+    ///   - eventLoop: the connection's event loop, when known, to pace each file's pieces by (FileUploader).
     func run(
-        store: ChunkStore, uploader: FileUploader, outbound: WebSocketOutboundWriter, acknowledgements: UploadAcknowledgements?
+        store: ChunkStore, uploader: FileUploader, outbound: WebSocketOutboundWriter, acknowledgements: UploadAcknowledgements?,
+        eventLoop: (any EventLoop)?
     ) async throws -> Report {
         defer { store.unpin(chunks.map(\.stamp)) }
         var report = Report()
         for chunk in chunks {
             for fileName in [chunk.fileName, chunk.timestampsFileName] {
                 let path = store.directory.appendingPathComponent(fileName).path
-                switch try await uploader.upload(path: path, fileName: fileName, to: outbound) {
+                switch try await uploader.upload(path: path, fileName: fileName, to: outbound, eventLoop: eventLoop) {
                 case .sent:
                     report.sent.append(fileName)
                     if let acknowledgements, await !acknowledgements.next() {

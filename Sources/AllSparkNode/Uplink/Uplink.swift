@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HummingbirdWSClient
 import Logging
+import NIOPosix
 import NIOSSL
 import ServiceLifecycle
 import Synchronization
@@ -136,12 +137,16 @@ public final class Uplink: Service, Sendable {
         let isAddress = address.host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" }
         let configuration = WebSocketClientConfiguration(
             maxFrameSize: Self.maximumIncomingMessageBytes, sniHostname: isAddress ? "allspark-edge-server" : nil)
+        // One loop, known to the session: uploads wait for it to take each piece (FileUploader).
+        let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let connected = Atomic<Bool>(false)
         let services = services
         let logger = logger
         let outboxSlot = connectedOutbox
         do {
-            try await WebSocketClient.connect(url: url, configuration: configuration, tlsConfiguration: tls, logger: logger) {
+            try await WebSocketClient.connect(
+                url: url, configuration: configuration, tlsConfiguration: tls, eventLoopGroup: eventLoop, logger: logger
+            ) {
                 inbound, outbound, _ in
                 connected.store(true, ordering: .relaxed)
                 let outbox = Outbox()
@@ -156,6 +161,7 @@ public final class Uplink: Service, Sendable {
                 }
                 logger.notice("uplink: connected to \(url) as \(clientName)")
                 var session = services.session(role: .uplink, logger: logger)
+                session.eventLoop = eventLoop
                 session.onCommand = { command in
                     services.uplinkState.update {
                         $0.lastCommand = command
