@@ -13,6 +13,26 @@ REPO = Path(__file__).resolve().parents[2]
 NODE_BIN = Path(os.environ.get("ALLSPARK_NODE_BIN", REPO / ".build/debug/allspark-node"))
 
 
+def add_chunk(store, start_ms, size):
+    """A chunk the store indexes from its timestamps file; its bytes are a pattern, not video."""
+    stamp = f"{start_ms // 1000}.{start_ms % 1000:03d}"
+    chunk = store / f"chunk_{stamp}.mp4"
+    block = os.urandom(1 << 20)
+    with open(chunk, "wb") as output:
+        for _ in range(size >> 20):
+            output.write(block)
+        output.write(block[: size & ((1 << 20) - 1)])
+    (store / f"timestamps_{stamp}.txt").write_text("".join(f"{start_ms + 33 * i}\n" for i in range(30)))
+    return chunk
+
+
+def rss_mib(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -1,29 +1,8 @@
 """Uploads of files of several hundred MB: memory stays bounded, the peer's limit is respected."""
 import asyncio
-import os
-from pathlib import Path
 
+from node_harness import add_chunk, rss_mib
 from wsclient import Peer
-
-
-def rss_mib(pid):
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def add_chunk(store, start_ms, size):
-    """A chunk the store indexes from its timestamps file; its bytes are a pattern, not video."""
-    stamp = f"{start_ms // 1000}.{start_ms % 1000:03d}"
-    chunk = store / f"chunk_{stamp}.mp4"
-    block = os.urandom(1 << 20)
-    with open(chunk, "wb") as output:
-        for _ in range(size >> 20):
-            output.write(block)
-        output.write(block[: size & ((1 << 20) - 1)])
-    (store / f"timestamps_{stamp}.txt").write_text("".join(f"{start_ms + 33 * i}\n" for i in range(30)))
-    return chunk
 
 
 def test_a_290_mib_file_streams_with_bounded_memory_and_an_over_limit_file_is_reported(make_node, tmp_path):

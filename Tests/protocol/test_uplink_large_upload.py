@@ -3,8 +3,7 @@ its pieces, not by the file (the client's frames are masked into copies, which m
 import asyncio
 
 from edge_peer import EdgePeer
-from node_harness import free_port
-from test_large_uploads import add_chunk, rss_mib
+from node_harness import add_chunk, free_port, rss_mib
 
 
 def test_a_290_mib_file_streams_through_the_uplink_with_bounded_memory(make_node, tmp_path):

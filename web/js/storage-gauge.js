@@ -15,6 +15,7 @@ export function showStorage(store) {
     ['Oldest', formatDateTime(store.oldestMs)],
     ['Newest', formatDateTime(store.newestMs)],
     ['Deleted at cap', formatCount(store.chunksEvicted)],
+    ['Deleted while uploading', formatCount(store.pinnedChunksEvicted)],
     ['Directory', store.directory],
   ]);
 }

@@ -21,6 +21,7 @@ final class MetricsExporter: Sendable {
             metric("frames_searched", unit: "total", help: "Frames the face detector searched (live detection samples frames)"),
             metric("chunks_written", unit: "total", help: "Chunks published to the store"),
             metric("chunks_evicted", unit: "total", help: "Chunks deleted to keep the store under its cap"),
+            metric("pinned_chunks_evicted", unit: "total", help: "Chunks deleted under the cap while an upload still needed them"),
             metric("upload_bytes", unit: "total", help: "Bytes of files uploaded over WebSocket"),
             metric("upload_files", unit: "total", help: "Files uploaded over WebSocket"),
         ]
@@ -65,6 +66,7 @@ final class MetricsExporter: Sendable {
             "allspark_frames_searched_total": Int64(privacy.framesSearched),
             "allspark_chunks_written_total": Int64(recorder.chunksWritten),
             "allspark_chunks_evicted_total": Int64(usage.chunksEvicted),
+            "allspark_pinned_chunks_evicted_total": Int64(usage.pinnedChunksEvicted),
             "allspark_upload_bytes_total": services.uploads.bytesUploaded,
             "allspark_upload_files_total": Int64(services.uploads.filesUploaded),
         ]

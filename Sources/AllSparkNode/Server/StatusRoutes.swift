@@ -52,6 +52,7 @@ struct StatusRoutes {
                 "oldestMs": number(usage.oldestMs),
                 "newestMs": number(usage.newestMs),
                 "chunksEvicted": .number(Double(usage.chunksEvicted)),
+                "pinnedChunksEvicted": .number(Double(usage.pinnedChunksEvicted)),
             ]),
             "uplink": .object([
                 "state": .string(uplink.phase.rawValue),

@@ -112,7 +112,8 @@ public final class ChunkStore: Sendable {
                 usedBytes: state.committedBytes + state.liveActualBytes, capBytes: state.capBytes,
                 peakBytes: state.peakBytes, chunkCount: state.chunks.count,
                 oldestMs: state.chunks.first?.startMs, newestMs: state.chunks.last?.endMs,
-                chunksCommitted: state.chunksCommitted, chunksEvicted: state.chunksEvicted)
+                chunksCommitted: state.chunksCommitted, chunksEvicted: state.chunksEvicted,
+                pinnedChunksEvicted: state.pinnedChunksEvicted)
         }
     }
 
@@ -177,4 +178,6 @@ public struct StoreUsage: Sendable, Equatable {
     public let newestMs: Int64?
     public let chunksCommitted: Int
     public let chunksEvicted: Int
+    /// Of those, chunks an upload still needed: the cap left nothing else to evict.
+    public let pinnedChunksEvicted: Int
 }
