@@ -26,18 +26,43 @@ int allspark_v4l2_format(int fd, uint32_t index, uint32_t *pixel_format, char *d
     return 0;
 }
 
-int allspark_v4l2_frame_size(int fd, uint32_t pixel_format, uint32_t index, uint32_t *width, uint32_t *height) {
+int allspark_v4l2_frame_size(int fd, uint32_t pixel_format, uint32_t index, struct allspark_v4l2_size_range *range) {
     struct v4l2_frmsizeenum size;
     memset(&size, 0, sizeof size);
     size.index = index;
     size.pixel_format = pixel_format;
     if (ioctl(fd, VIDIOC_ENUM_FRAMESIZES, &size) < 0) return -1;
     if (size.type == V4L2_FRMSIZE_TYPE_DISCRETE) {
-        *width = size.discrete.width;
-        *height = size.discrete.height;
+        range->min_width = range->max_width = size.discrete.width;
+        range->min_height = range->max_height = size.discrete.height;
+        range->width_step = range->height_step = 1;
     } else {
-        *width = size.stepwise.max_width;
-        *height = size.stepwise.max_height;
+        range->min_width = size.stepwise.min_width;
+        range->max_width = size.stepwise.max_width;
+        range->min_height = size.stepwise.min_height;
+        range->max_height = size.stepwise.max_height;
+        /* A continuous range reports steps of 1. */
+        range->width_step = size.stepwise.step_width ? size.stepwise.step_width : 1;
+        range->height_step = size.stepwise.step_height ? size.stepwise.step_height : 1;
+    }
+    return 0;
+}
+
+int allspark_v4l2_frame_interval(
+    int fd, uint32_t pixel_format, uint32_t width, uint32_t height, uint32_t index, uint32_t *numerator, uint32_t *denominator) {
+    struct v4l2_frmivalenum interval;
+    memset(&interval, 0, sizeof interval);
+    interval.index = index;
+    interval.pixel_format = pixel_format;
+    interval.width = width;
+    interval.height = height;
+    if (ioctl(fd, VIDIOC_ENUM_FRAMEINTERVALS, &interval) < 0) return -1;
+    if (interval.type == V4L2_FRMIVAL_TYPE_DISCRETE) {
+        *numerator = interval.discrete.numerator;
+        *denominator = interval.discrete.denominator;
+    } else {
+        *numerator = interval.stepwise.min.numerator;
+        *denominator = interval.stepwise.min.denominator;
     }
     return 0;
 }

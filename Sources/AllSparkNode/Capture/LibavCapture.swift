@@ -38,6 +38,8 @@ public final class LibavCapture {
     private var framesSinceOpen: Int64 = 0
     /// Frames the pacing dropped because the pipeline fell behind real time.
     public private(set) var droppedFrames = 0
+    /// The input format `cameraFormat: auto` chose for a camera, if it chose one.
+    private(set) var cameraFormatChoice: CameraFormatChoice?
 
     private static let registerDevices: Void = avdevice_register_all()
 
@@ -67,7 +69,15 @@ public final class LibavCapture {
                 av_dict_set(&options, "video_size", "\(settings.width)x\(settings.height)", 0)
             }
             av_dict_set(&options, "framerate", String(settings.fps), 0)
-            if let format = settings.cameraFormat { av_dict_set(&options, "input_format", format, 0) }
+            if let format = settings.cameraFormat {
+                av_dict_set(&options, "input_format", format, 0)
+            } else if settings.width > 0, settings.height > 0,
+                let choice = CameraFormatChoice.choose(
+                    from: V4L2Catalog.offers(at: path, width: settings.width, height: settings.height), fps: settings.fps)
+            {
+                av_dict_set(&options, "input_format", choice.inputFormat, 0)
+                cameraFormatChoice = choice
+            }
             // The driver stamps frames with a monotonic clock; "abs" maps them to wall clock.
             av_dict_set(&options, "timestamps", "abs", 0)
         case .file(let path):

@@ -69,7 +69,8 @@ final class RecordingLoop {
             let masker: any LiveFrameMasking
             do {
                 capture = try LibavCapture(settings: captureSettings)
-                logger.notice("capturing from \(captureSettings.source) at \(capture.outputWidth)x\(capture.outputHeight)")
+                let format = capture.cameraFormatChoice.map { ", camera format \($0)" } ?? ""
+                logger.notice("capturing from \(captureSettings.source) at \(capture.outputWidth)x\(capture.outputHeight)\(format)")
                 control.updateStatus { $0.source = captureSettings.source.description }
                 masker = try privacyPass(width: capture.outputWidth, height: capture.outputHeight)
             } catch {
