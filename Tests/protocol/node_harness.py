@@ -33,6 +33,19 @@ def rss_mib(pid):
     return 0.0
 
 
+def wait_for_answer(url, timeout=30):
+    """Waits until a freshly started node answers `url` with a success."""
+    deadline = time.time() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5):
+                return
+        except OSError:
+            if time.time() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 def free_port():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -46,6 +46,7 @@ public enum ConfigKeys {
         .optionalText("server.tlsKey", \.server.tlsKey, allowed: "a PEM private key file, or empty"),
         .text("server.webDirectory", \.server.webDirectory, allowed: "the dashboard's directory"),
         .integer("server.maxUploadBytes", \.server.maxUploadBytes, 1...Int(Int32.max)),
+        .integer("server.maxClipMB", \.server.maxClipMB, 1...1_048_576),
         .boolean("server.announce", \.server.announce),
         .text("uplink.url", \.uplink.url, allowed: "off, auto, or a ws:// or wss:// URL") { url in
             url == "off" || url == "auto" || url.hasPrefix("ws://") || url.hasPrefix("wss://")

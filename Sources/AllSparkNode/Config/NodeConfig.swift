@@ -77,12 +77,16 @@ public struct ServerSettings: Sendable, Equatable {
     public var webDirectory: String = "web"
     /// Largest file sent as one WebSocket message; the edge server drops anything of 300 MiB or more.
     public var maxUploadBytes: Int = 314_572_799
+    /// Largest clip `/api/clip` makes, in MiB (bounded by the bytes of the chunks it joins);
+    /// a longer range is refused with the way to fetch its chunks instead.
+    public var maxClipMB: Int = 2048
     /// Publish the node with mDNS (`_allspark-node._tcp`) through avahi-daemon.
     public var announce: Bool = true
 
     public init() {}
 
     public var usesTLS: Bool { !tlsCertificate.isEmpty && !tlsKey.isEmpty }
+    public var maxClipBytes: Int64 { Int64(maxClipMB) << 20 }
 }
 
 public struct UplinkSettings: Sendable, Equatable {

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import _NIOFileSystem
 
 /// GET /api/snapshot.jpg (latest masked frame), GET /api/clip?start=&end= (one MP4 of a
 /// time range, remuxed), GET /metrics.
@@ -43,29 +42,36 @@ struct MediaRoutes {
         guard startMs < endMs else { return JSONResponse.error("start must be before end", status: .badRequest) }
         let chunks = services.store.chunks(overlappingStartMs: startMs, endMs: endMs)
         guard !chunks.isEmpty else { return JSONResponse.error("no recording in that range", status: .notFound) }
+        let clipDirectory = FileManager.default.temporaryDirectory
+        do {
+            try ClipBudget.check(chunks, maximumBytes: services.live.config.server.maxClipBytes, clipDirectory: clipDirectory)
+        } catch {
+            return JSONResponse.error(error.description, status: error.status)
+        }
         services.store.pin(chunks.map(\.stamp))
         defer { services.store.unpin(chunks.map(\.stamp)) }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("allspark-clip-\(UUID().uuidString).mp4").path
+        let path = clipDirectory.appendingPathComponent("allspark-clip-\(UUID().uuidString).mp4").path
         let summary: ClipExporter.Summary
+        let clip: ClipFile
         do {
-            summary = try ClipExporter.export(
+            summary = try await services.clips.export(
                 chunks: chunks, storeDirectory: services.store.directory, startMs: startMs, endMs: endMs, to: path)
+            clip = try ClipFile(takingPath: path)
         } catch {
             unlink(path)
             return JSONResponse.error("could not make the clip: \(error)", status: .internalServerError)
         }
-        let size = DurableFile.size(of: path)
         var headers = HTTPFields()
         headers[.contentType] = "video/mp4"
-        headers[.contentLength] = String(size)
+        headers[.contentLength] = String(clip.size)
         headers[.contentDisposition] = "attachment; filename=\"clip_\(ChunkNaming.stamp(forMs: summary.firstFrameMs)).mp4\""
         headers[HTTPField.Name("X-Clip-Frames")!] = String(summary.frames)
         let body = ResponseBody { writer in
-            defer { unlink(path) }
-            try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
-                for try await piece in handle.readChunks(chunkLength: .bytes(FileUploader.pieceBytes)) {
-                    try await writer.write(piece)
-                }
+            var offset: Int64 = 0
+            while offset < clip.size {
+                let piece = try await clip.piece(at: offset, maximumBytes: Int(FileUploader.pieceBytes))
+                offset += Int64(piece.readableBytes)
+                try await writer.write(piece)
             }
             try await writer.finish(nil)
         }

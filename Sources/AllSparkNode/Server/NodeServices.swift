@@ -12,6 +12,7 @@ public struct NodeServices: Sendable {
     public let uplinkState: UplinkStateBox
     public let snapshots: SnapshotSource
     public let announcer: NodeAnnouncer
+    public let clips: ClipExportQueue
     public let startedAtMonotonicMs: Int64
 
     public init(
@@ -28,6 +29,7 @@ public struct NodeServices: Sendable {
         self.uplinkState = uplinkState
         self.snapshots = SnapshotSource(recorder: recorder)
         announcer = NodeAnnouncer(logger: Logger(label: "allspark-node.mdns"))
+        clips = ClipExportQueue()
         startedAtMonotonicMs = WallClock.monotonicMs()
     }
 
