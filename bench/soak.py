@@ -6,7 +6,7 @@ files or threads, dropped frames, a store over its cap.
 The node records the test pattern with privacy on, in 1 s chunks under a 3 MiB cap (a
 chunk is evicted about every second). Every 5 s a WebSocket peer connects, asks for the
 last 4 s and reads the upload pairs; every second a poller reads /api/status and
-/api/snapshot.jpg as the dashboard does. Every 10 s: VmRSS, open file descriptors,
+/api/snapshot.jpg as the dashboard does; every 30 s a clip of 3 s is cut. Every 10 s: VmRSS, open file descriptors,
 threads, store bytes on disk. Prints a table of samples and a summary with the growth
 from the end of the first minute to the end.
 
@@ -79,9 +79,24 @@ async def poll_like_the_dashboard(port, counts):
             print(f"poll failed: {error!r}", file=sys.stderr)
 
 
+async def cut_clips(port, counts):
+    """A clip of the last 3 s every 30 s, as the dashboard's range picker asks for one."""
+    loop = asyncio.get_running_loop()
+    while True:
+        await asyncio.sleep(30)
+        now = time.time()
+        try:
+            clip = await loop.run_in_executor(None, get, f"http://127.0.0.1:{port}/api/clip?start={now - 4}&end={now - 1}")
+            counts["clips"] += 1 if clip else 0
+        except Exception as error:  # noqa: BLE001
+            counts["clip errors"] += 1
+            print(f"clip failed: {error!r}", file=sys.stderr)
+
+
 async def soak(arguments, node, port, store):
-    counts = dict.fromkeys(["uploads", "files", "skipped", "upload errors", "polls", "poll errors"], 0)
-    workers = [asyncio.create_task(ask_for_footage(port, counts)), asyncio.create_task(poll_like_the_dashboard(port, counts))]
+    counts = dict.fromkeys(["uploads", "files", "skipped", "upload errors", "polls", "poll errors", "clips", "clip errors"], 0)
+    workers = [asyncio.create_task(ask_for_footage(port, counts)), asyncio.create_task(poll_like_the_dashboard(port, counts)),
+               asyncio.create_task(cut_clips(port, counts))]
     samples = []
     started = time.monotonic()
     print("| minute | RSS (MB) | open fds | threads | store on disk (KiB) | chunks evicted | frames dropped | uploads |")
@@ -131,7 +146,8 @@ def main():
           f"store on disk at most {max(s['disk'] for s in samples) / 1024:.0f} KiB of the {CAP_MIB * 1024} KiB cap; "
           f"{last['evicted']} chunks evicted, {last['dropped']} frames dropped; "
           f"{counts['uploads']} uploads ({counts['files']} files, {counts['skipped']} skipped, {counts['upload errors']} failed), "
-          f"{counts['polls']} polls ({counts['poll errors']} failed)")
+          f"{counts['polls']} polls ({counts['poll errors']} failed), "
+          f"{counts['clips']} clips ({counts['clip errors']} failed)")
 
 
 if __name__ == "__main__":

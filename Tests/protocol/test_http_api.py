@@ -10,7 +10,7 @@ import urllib.parse
 import asyncio
 import pytest
 
-from node_harness import REPO
+from node_harness import REPO, add_chunk
 from wsclient import Peer
 
 
@@ -201,3 +201,15 @@ def test_health_goes_red_within_5_s_when_the_store_disappears(make_node, tmp_pat
     assert node.process.poll() is None, "the node keeps running"
     store.mkdir()
     node.wait_until(lambda: node.json("/api/health")[0] == 200 and node.chunks(), timeout=15, what="recording again")
+
+
+def test_health_says_when_the_clock_is_behind_the_newest_recording(make_node, tmp_path):
+    store = tmp_path / "store"
+    store.mkdir()
+    add_chunk(store, int((time.time() + 3600) * 1000), 1 << 16)  # recorded "an hour from now": the clock went back
+    node = make_node(store=store)
+    node.wait_healthy()
+    status, health = node.json("/api/health")
+    assert status == 200 and health["recording"] is True and health["status"] == "degraded", health
+    problems = [problem for problem in health["problems"] if "behind the newest recording" in problem]
+    assert problems and 3590 <= int(problems[0].split("clock is ")[1].split(" s")[0]) <= 3601, health

@@ -18,6 +18,9 @@ public struct CameraNode: Sendable {
             mode: config.privacy, detectionWidth: config.privacyDetectionWidth,
             delayLine: DelayLineMasker.Settings(searchesEveryFrame: config.privacyEveryFrame), logger: logger)
         let store = try ChunkStore(directory: config.storeDirectory, capBytes: config.capBytes, logger: logger)
+        if let problem = HealthReport.clockBehindProblem(newestRecordingMs: store.usage.newestMs, nowMs: WallClock.nowMs(), config: config) {
+            logger.warning("\(problem)")
+        }
         let recorder = Recorder(config: config, store: store, logger: logger, makeMasker: privacy.makeMasker)
         let live = LiveConfiguration(config: config, recorder: recorder, logger: logger)
         let services = NodeServices(live: live, store: store, recorder: recorder, privacy: privacy.counters)

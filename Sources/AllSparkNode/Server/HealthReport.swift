@@ -8,6 +8,8 @@ struct HealthReport {
 
     /// No frame for this long while recording is expected means capture has stalled.
     static let stalledAfterMs: Int64 = 3000
+    /// A recording ending this far after the node's clock means the clock was set back.
+    static let clockBehindToleranceMs: Int64 = 2000
 
     let level: Level
     let json: JSONValue
@@ -31,6 +33,9 @@ struct HealthReport {
         let writable = access(services.store.directory.path, W_OK) == 0
         if !writable { errors.append("store directory \(services.store.directory.path) is not writable") }
         if let storeError = status.storeError { errors.append("store: \(storeError)") }
+        if let problem = Self.clockBehindProblem(newestRecordingMs: usage.newestMs, nowMs: WallClock.nowMs(), config: services.live.config) {
+            warnings.append(problem)
+        }
         if uplink.phase == .waiting { warnings.append("uplink not connected: \(uplink.lastError ?? "retrying")") }
         let privacy = services.privacy.snapshot()
         if privacy.framesFailedClosed > 0 { warnings.append("\(privacy.framesFailedClosed) frames fully masked after detection failures") }
@@ -52,5 +57,17 @@ struct HealthReport {
             "problems": .array((errors + warnings).map { .string($0) }),
             "protocols": .array([.string("ws")]),
         ])
+    }
+
+    /// Says so when the store holds a recording that ends after now: the wall clock was set
+    /// back (an RTC-less board booting with a stale time, a manual change), so chunks
+    /// recorded now are dated before it and sort, and are evicted, as older. Not checked
+    /// for an unpaced file, whose frames run ahead of the clock by design.
+    static func clockBehindProblem(newestRecordingMs: Int64?, nowMs: Int64, config: NodeConfig) -> String? {
+        let framesFollowTheClock = config.pace || CaptureSource.resolve(config.source).isLive
+        guard framesFollowTheClock, let newestRecordingMs, newestRecordingMs - nowMs > clockBehindToleranceMs else { return nil }
+        let seconds = (newestRecordingMs - nowMs) / 1000
+        return "the clock is \(seconds) s behind the newest recording (was it set back?): "
+            + "chunks recorded now are dated before it, so they sort and are evicted as older"
     }
 }
