@@ -121,6 +121,7 @@ def test_bad_commands_get_errors_and_the_connection_stays_up(node):
     assert "startTime" in answers[1]["message"] and "startTime" in answers[2]["message"] and "missing" in answers[3]["message"]
     assert "Unknown command" in answers[6]["message"] and "Unknown message type" in answers[7]["message"]
     assert answers[8]["message"] == "Invalid JSON"
+    assert answers[9]["message"].startswith("Invalid JSON: a message must be an object")
     assert final["status"] == "success", "the connection survived every bad message"
 
 

@@ -77,9 +77,14 @@ public struct ProtocolSession: Sendable {
         case .binary:
             if role == .server { outbox.send(ProtocolMessage.status(false, "Unexpected binary message: the node accepts JSON text only")) }
         case .text(let text):
-            guard let json = JSONValue.parse(text), json.object != nil else {
+            guard let json = JSONValue.parse(text) else {
                 logger.warning("ignored a malformed message: \(text.prefix(200))")
                 outbox.send(ProtocolMessage.status(false, ProtocolError.invalidJSON.description))
+                return
+            }
+            guard json.object != nil else {
+                logger.warning("ignored a message that is not a JSON object: \(text.prefix(200))")
+                outbox.send(ProtocolMessage.status(false, ProtocolError.notAnObject.description))
                 return
             }
             if let command = json["command"] {

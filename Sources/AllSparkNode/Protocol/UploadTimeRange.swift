@@ -41,12 +41,14 @@ public struct UploadTimeRange: Sendable, Equatable {
 
 public enum ProtocolError: Error, Equatable, CustomStringConvertible {
     case invalidJSON
+    case notAnObject
     case invalidField(String, String)
     case unknownMessage(String)
 
     public var description: String {
         switch self {
         case .invalidJSON: "Invalid JSON"
+        case .notAnObject: "Invalid JSON: a message must be an object with \"type\" or \"command\""
         case .invalidField(_, let reason): reason
         case .unknownMessage(let what): "Unknown message type: \(what)"
         }
