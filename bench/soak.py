@@ -47,56 +47,50 @@ def get(url, timeout=5):
         return response.read()
 
 
-async def ask_for_footage(port, counts):
-    """A peer every 5 s: the last 4 s of footage, read to the final status."""
+async def every(seconds, name, counts, action):
+    """Runs `action` every `seconds`; a failure is counted under "<name> errors", not fatal."""
     while True:
-        await asyncio.sleep(5)
+        await asyncio.sleep(seconds)
         try:
-            peer = await Peer.connect(f"ws://127.0.0.1:{port}/")
-            await peer.receive()
-            now = time.time()
-            await peer.send({"command": "uploadTimeRange", "startTime": now - 4, "endTime": now})
-            files, status = await peer.receive_uploads(timeout=30)
-            await peer.close()
-            counts["uploads"] += 1
-            counts["files"] += len(files)
-            counts["skipped"] += len(status.get("skipped", []))
+            await action()
         except Exception as error:  # noqa: BLE001 - a soak counts failures instead of stopping
-            counts["upload errors"] += 1
-            print(f"upload failed: {error!r}", file=sys.stderr)
+            counts[f"{name} errors"] += 1
+            print(f"{name} failed: {error!r}", file=sys.stderr)
+
+
+async def ask_for_footage(port, counts):
+    """A peer: the last 4 s of footage, read to the final status."""
+    peer = await Peer.connect(f"ws://127.0.0.1:{port}/")
+    await peer.receive()
+    now = time.time()
+    await peer.send({"command": "uploadTimeRange", "startTime": now - 4, "endTime": now})
+    files, status = await peer.receive_uploads(timeout=30)
+    await peer.close()
+    counts["uploads"] += 1
+    counts["files"] += len(files)
+    counts["skipped"] += len(status.get("skipped", []))
 
 
 async def poll_like_the_dashboard(port, counts):
     loop = asyncio.get_running_loop()
-    while True:
-        await asyncio.sleep(1)
-        try:
-            await loop.run_in_executor(None, get, f"http://127.0.0.1:{port}/api/status")
-            await loop.run_in_executor(None, get, f"http://127.0.0.1:{port}/api/snapshot.jpg")
-            counts["polls"] += 1
-        except Exception as error:  # noqa: BLE001
-            counts["poll errors"] += 1
-            print(f"poll failed: {error!r}", file=sys.stderr)
+    await loop.run_in_executor(None, get, f"http://127.0.0.1:{port}/api/status")
+    await loop.run_in_executor(None, get, f"http://127.0.0.1:{port}/api/snapshot.jpg")
+    counts["polls"] += 1
 
 
-async def cut_clips(port, counts):
-    """A clip of the last 3 s every 30 s, as the dashboard's range picker asks for one."""
-    loop = asyncio.get_running_loop()
-    while True:
-        await asyncio.sleep(30)
-        now = time.time()
-        try:
-            clip = await loop.run_in_executor(None, get, f"http://127.0.0.1:{port}/api/clip?start={now - 4}&end={now - 1}")
-            counts["clips"] += 1 if clip else 0
-        except Exception as error:  # noqa: BLE001
-            counts["clip errors"] += 1
-            print(f"clip failed: {error!r}", file=sys.stderr)
+async def cut_clip(port, counts):
+    """A clip of 3 s, as the dashboard's range picker asks for one."""
+    now = time.time()
+    clip = await asyncio.get_running_loop().run_in_executor(
+        None, get, f"http://127.0.0.1:{port}/api/clip?start={now - 4}&end={now - 1}")
+    counts["clips"] += 1 if clip else 0
 
 
 async def soak(arguments, node, port, store):
     counts = dict.fromkeys(["uploads", "files", "skipped", "upload errors", "polls", "poll errors", "clips", "clip errors"], 0)
-    workers = [asyncio.create_task(ask_for_footage(port, counts)), asyncio.create_task(poll_like_the_dashboard(port, counts)),
-               asyncio.create_task(cut_clips(port, counts))]
+    workers = [asyncio.create_task(every(5, "upload", counts, lambda: ask_for_footage(port, counts))),
+               asyncio.create_task(every(1, "poll", counts, lambda: poll_like_the_dashboard(port, counts))),
+               asyncio.create_task(every(30, "clip", counts, lambda: cut_clip(port, counts)))]
     samples = []
     started = time.monotonic()
     print("| minute | RSS (MB) | open fds | threads | store on disk (KiB) | chunks evicted | frames dropped | uploads |")
