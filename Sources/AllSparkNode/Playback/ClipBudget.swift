@@ -1,5 +1,4 @@
 import Foundation
-import HTTPTypes
 
 /// Whether a clip of these chunks may be made. A remuxed clip holds at most the chunks'
 /// frames plus its index, so its size is bounded before it is made; that bound must stay
@@ -26,14 +25,6 @@ struct ClipBudget {
             }
         }
 
-        /// 413 for a range over the limit, 507 when the disk cannot hold the clip now.
-        var status: HTTPResponse.Status {
-            switch self {
-            case .tooLarge: .contentTooLarge
-            case .noSpace: HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
-            }
-        }
-
         private static func mebibytes(_ bytes: Int64) -> String {
             String(format: "%.1f", Double(bytes) / 1_048_576)
         }
@@ -48,9 +39,8 @@ struct ClipBudget {
     static func check(_ chunks: [ChunkRecord], maximumBytes: Int64, clipDirectory: URL) throws(Refusal) {
         let bound = boundBytes(of: chunks)
         guard bound <= maximumBytes else { throw .tooLarge(boundBytes: bound, maximumBytes: maximumBytes) }
-        guard let available = DurableFile.availableBytes(at: clipDirectory.path) else { return }
-        guard bound <= available - ChunkStore.freeSpaceFloorBytes else {
-            throw .noSpace(boundBytes: bound, availableBytes: available - ChunkStore.freeSpaceFloorBytes, directory: clipDirectory.path)
-        }
+        guard let free = DurableFile.availableBytes(at: clipDirectory.path) else { return }
+        let available = free - ChunkStore.freeSpaceFloorBytes
+        guard bound <= available else { throw .noSpace(boundBytes: bound, availableBytes: available, directory: clipDirectory.path) }
     }
 }

@@ -78,3 +78,13 @@ struct MediaRoutes {
         return Response(status: .ok, headers: headers, body: body)
     }
 }
+
+extension ClipBudget.Refusal {
+    /// 413 for a range over the limit, 507 when the disk cannot hold the clip now.
+    var status: HTTPResponse.Status {
+        switch self {
+        case .tooLarge: .contentTooLarge
+        case .noSpace: HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage")
+        }
+    }
+}
