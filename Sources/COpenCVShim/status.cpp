@@ -16,6 +16,8 @@ const char *allspark_status_description(allspark_status status) {
         return "out of memory";
     case ALLSPARK_ERROR_UNKNOWN:
         return "unknown C++ exception";
+    case ALLSPARK_ERROR_MODEL_LOAD:
+        return "model file could not be loaded";
     }
     return "unknown status";
 }

@@ -22,8 +22,12 @@ struct AnonymizeCommand: ParsableCommand {
     var boxes: String?
     @Option(help: "What to mask: face or body (faces and whole people).")
     var privacy: String = PrivacyMode.face.rawValue
-    @Option(help: "How to mask: pixelate or fill.")
-    var mask: String = MaskStyle.pixelate.rawValue
+    @Option(help: "How to mask: mosaic or fill.")
+    var mask: String = MaskStyle.mosaic.rawValue
+    @Option(name: .customLong("privacy-detector"), help: "Face detector: auto (the DNN when its model is installed), dnn, cascades or both.")
+    var privacyDetector: String = FaceDetectorChoice.auto.rawValue
+    @Option(name: .customLong("privacy-model"), help: "CenterFace ONNX model file.")
+    var privacyModel: String = FaceNetSettings.defaultModelPath
     @Option(name: .customLong("cascades"), help: "Folder of the OpenCV Haar cascades.")
     var cascadeDirectory: String = FaceDetectionSettings.defaultCascadeDirectory
 
@@ -31,8 +35,11 @@ struct AnonymizeCommand: ParsableCommand {
         guard let mode = PrivacyMode(rawValue: privacy), mode != .none else {
             throw ValidationError("--privacy must be face or body, got \(privacy)")
         }
+        guard FaceDetectorChoice(rawValue: privacyDetector) != nil else {
+            throw ValidationError("--privacy-detector must be auto, dnn, cascades or both, got \(privacyDetector)")
+        }
         guard MaskStyle(rawValue: mask) != nil else {
-            throw ValidationError("--mask must be pixelate or fill, got \(mask)")
+            throw ValidationError("--mask must be mosaic or fill, got \(mask)")
         }
     }
 
@@ -42,11 +49,17 @@ struct AnonymizeCommand: ParsableCommand {
         logger.logLevel = .warning
         let request = AnonymizeRequest(
             inputPath: input, outputPath: output, boxesPath: boxes, mode: PrivacyMode(rawValue: privacy)!,
-            style: MaskStyle(rawValue: mask)!, cascadeDirectory: cascadeDirectory)
+            style: MaskStyle(rawValue: mask)!, detector: FaceDetectorChoice(rawValue: privacyDetector)!,
+            modelPath: privacyModel, cascadeDirectory: cascadeDirectory)
         let reporter = ProgressReporter()
         let summary: AnonymizeSummary
+        let started = Date()
         do {
-            summary = try Anonymizer(request: request, logger: logger).run(progress: reporter.report)
+            let anonymizer = Anonymizer(request: request, logger: logger)
+            if let reason = anonymizer.counters.weakerDetectorReason {
+                FileHandle.standardError.write(Data("warning: privacy degraded: \(reason)\n".utf8))
+            }
+            summary = try anonymizer.run(progress: reporter.report)
         } catch {
             reporter.finishLine()
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
@@ -54,10 +67,11 @@ struct AnonymizeCommand: ParsableCommand {
         }
         reporter.finishLine()
         let counters = summary.counters
+        let seconds = max(Date().timeIntervalSince(started), 1e-3)
         FileHandle.standardError.write(Data(String(
-            format: "done: %d written, %d skipped; %d frames with faces, %d faces masked, %.1f ms detection per frame\n",
+            format: "done: %d written, %d skipped; %d frames with faces, %d faces masked; detector %@, %.1f ms detection per frame, %.2f frames/s\n",
             summary.itemsWritten, summary.itemsSkipped, counters.framesWithFaces, counters.facesMasked,
-            counters.meanDetectionMs).utf8))
+            summary.detector, counters.meanDetectionMs, Double(counters.frames) / seconds).utf8))
         if summary.itemsSkipped > 0 {
             let skipped = AnonymizeError.imagesSkipped(count: summary.itemsSkipped, of: summary.itemsWritten + summary.itemsSkipped)
             FileHandle.standardError.write(Data("error: \(skipped)\n".utf8))

@@ -21,8 +21,12 @@ struct RunCommand: AsyncParsableCommand {
     var chunkMs: Int?
     @Option(name: .customLong("cap-mb"), help: "Store cap in MiB, decimals allowed (videoBufferMaxMB).")
     var capMB: Double?
-    @Option(help: "Privacy mode: face (default) or none.")
+    @Option(help: "Privacy mode: face (default), body or none.")
     var privacy: String?
+    @Option(name: .customLong("privacy-detector"), help: "Face detector: auto (default), dnn, cascades or both (privacyDetector).")
+    var privacyDetector: String?
+    @Option(name: .customLong("privacy-model"), help: "CenterFace ONNX model file (privacyModel).")
+    var privacyModel: String?
     @Option(help: "Port of the HTTP API, WebSocket and dashboard (server.port; 0 picks a free port).")
     var port: Int?
     @Option(help: "Bearer token required by the API and WebSocket (server.token).")
@@ -52,6 +56,8 @@ struct RunCommand: AsyncParsableCommand {
         if let chunkMs { flags.append(("videoChunkDurationMs", .number(Double(chunkMs)))) }
         if let capMB { flags.append(("videoBufferMaxMB", .number(capMB))) }
         if let privacy { flags.append(("privacy", .text(privacy))) }
+        if let privacyDetector { flags.append(("privacyDetector", .text(privacyDetector))) }
+        if let privacyModel { flags.append(("privacyModel", .text(privacyModel))) }
         if let port { flags.append(("server.port", .number(Double(port)))) }
         if let token { flags.append(("server.token", .text(token))) }
         if let uplink { flags.append(("uplink.url", .text(uplink))) }

@@ -62,7 +62,7 @@ struct RGBImage {
 
 extension TestFrame {
     /// The default detector's boxes in this picture.
-    func faces(using detector: FaceDetector) throws -> [PixelRect] {
+    func faces(using detector: any RegionDetector) throws -> [PixelRect] {
         var found: [PixelRect] = []
         try detector.detect(in: frame, appendingTo: &found)
         return found

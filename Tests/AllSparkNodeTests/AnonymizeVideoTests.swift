@@ -15,7 +15,7 @@ struct AnonymizeVideoTests {
         let result = try AnonymizeRun.run([FaceClip.carphone, output.path, "--boxes", boxesFile.path])
 
         try #require(result.status == 0, "\(result.output)")
-        let detector = try FaceDetector()
+        let detector = try CascadeFaceDetector()
         let inputFrames = try TestFrame.decodeVideo(FaceClip.carphone)
         let outputFrames = try TestFrame.decodeVideo(output.path)
         try #require(inputFrames.count == 120)

@@ -24,10 +24,10 @@ private final class SlowSquareDetector: RegionDetector {
 
 /// A real face detector made slower, so that detection cannot search every frame.
 private final class SlowFaceDetector: RegionDetector {
-    let detector: FaceDetector
+    let detector: any RegionDetector
     let delayMs: UInt32
-    init(delayMs: UInt32) throws {
-        detector = try FaceDetector()
+    init(delayMs: UInt32, detector: any RegionDetector) {
+        self.detector = detector
         self.delayMs = delayMs
     }
 
@@ -168,7 +168,7 @@ struct PrivacyDelayLineTests {
     func missingCascadeFailsClosed() throws {
         let settings = FaceDetectionSettings(cascadeDirectory: "/nonexistent-cascades")
         #expect(throws: PrivacyError.self) {
-            _ = try DelayLineMasker(width: 160, height: 120, makeDetectors: { [try FaceDetector(settings: settings)] })
+            _ = try DelayLineMasker(width: 160, height: 120, makeDetectors: { [try CascadeFaceDetector(settings: settings)] })
         }
     }
 
@@ -176,7 +176,8 @@ struct PrivacyDelayLineTests {
     func carphoneWithSampledDetection() throws {
         let input = try TestFrame.decodeVideo(FaceClip.carphone, filter: "scale=352:288")
         let masker = try DelayLineMasker(
-            width: 352, height: 288, settings: .init(capacity: 24), makeDetectors: { [try SlowFaceDetector(delayMs: 80)] })
+            width: 352, height: 288, settings: .init(capacity: 24),
+            makeDetectors: { [SlowFaceDetector(delayMs: 80, detector: try FaceNetDetector())] })
         var released: [TestFrame] = []
         let collect = { (frame: MaskedFrame) in released.append(TestFrame(copying: frame.picture)) }
         for (index, picture) in input.enumerated() {
@@ -187,19 +188,21 @@ struct PrivacyDelayLineTests {
 
         try #require(released.count == input.count)
         #expect(masker.framesSearched < input.count / 2, "searched \(masker.framesSearched) of \(input.count)")
-        let detector = try FaceDetector()
-        let inputFaces = try TestFrame.decodeVideo(FaceClip.carphone, filter: "scale=352:288").map { try $0.faces(using: detector) }
-        let outputFaces = try released.map { try $0.faces(using: detector) }
-        #expect(inputFaces.filter { !$0.isEmpty }.count >= 60)
-        let surviving = FaceClip.facesSurviving(input: inputFaces, output: outputFaces)
-        // Known gap of sampling: a face the cascades find only in frames between samples is
-        // not masked there (here a 43 px detection by the window in frames 2, 4 and 5, found
-        // in no sample). A face found in any sample within the hold is; the square test
-        // above checks that bound.
-        withKnownIssue("faces found only between samples are not masked", isIntermittent: true) {
-            #expect(surviving.isEmpty, "faces still detectable: \(surviving.prefix(5))")
+        let original = try TestFrame.decodeVideo(FaceClip.carphone, filter: "scale=352:288")
+        let net = try FaceNetDetector()
+        let netInput = try original.map { try $0.faces(using: net) }
+        #expect(netInput.filter { !$0.isEmpty }.count >= 100)
+        let netSurviving = FaceClip.facesSurviving(input: netInput, output: try released.map { try $0.faces(using: net) })
+        #expect(netSurviving.isEmpty, "the DNN still finds faces: \(netSurviving.prefix(5))")
+        // The cascades too, on the faces both detectors agree on: alone they also report the
+        // sunlit car window (43-50 px at 280,135 in frames 2, 4 and 5), which is no face.
+        let cascades = try CascadeFaceDetector()
+        let cascadeInput = try zip(original, netInput).map { picture, netFaces in
+            try picture.faces(using: cascades).filter { box in netFaces.contains { $0.intersectionOverUnion(box) >= 0.3 } }
         }
-        #expect(surviving.count <= inputFaces.joined().count / 10, "most detected faces must be masked: \(surviving.count) survived")
+        #expect(cascadeInput.filter { !$0.isEmpty }.count >= 60)
+        let cascadeSurviving = FaceClip.facesSurviving(input: cascadeInput, output: try released.map { try $0.faces(using: cascades) })
+        #expect(cascadeSurviving.isEmpty, "the cascades still find faces: \(cascadeSurviving.prefix(5))")
     }
 
     @Test("searching every frame: every frame is searched in order and no face the input showed survives")
@@ -207,7 +210,7 @@ struct PrivacyDelayLineTests {
         let input = try TestFrame.decodeVideo(FaceClip.carphone, filter: "scale=352:288")
         let masker = try DelayLineMasker(
             width: 352, height: 288, settings: .init(capacity: 8, searchesEveryFrame: true),
-            makeDetectors: { [try SlowFaceDetector(delayMs: 20)] })
+            makeDetectors: { [SlowFaceDetector(delayMs: 20, detector: try CascadeFaceDetector())] })
         var released: [TestFrame] = []
         let collect = { (frame: MaskedFrame) in released.append(TestFrame(copying: frame.picture)) }
         for (index, picture) in input.enumerated() {
@@ -217,7 +220,7 @@ struct PrivacyDelayLineTests {
 
         try #require(released.count == input.count)
         #expect(masker.framesSearched == input.count)
-        let detector = try FaceDetector()
+        let detector = try CascadeFaceDetector()
         let inputFaces = try input.map { try $0.faces(using: detector) }
         let outputFaces = try released.map { try $0.faces(using: detector) }
         #expect(inputFaces.filter { !$0.isEmpty }.count >= 60)

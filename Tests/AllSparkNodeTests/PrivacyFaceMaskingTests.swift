@@ -72,7 +72,7 @@ struct PrivacyFaceMaskingTests {
         let picture = try TestFrame.decode(face.path)
         let before = picture.bytes
         let counters = PrivacyCounters()
-        let masker = try PrivacyMode.body.makeFrameMasking(counters: counters)
+        let masker = try DetectorSetup(mode: .body, choice: .cascades).makeFrameMasking(counters: counters)
 
         try masker.mask(picture.frame, captureTimeMs: 0)
 

@@ -21,7 +21,7 @@ struct PrivacyFailClosedTests {
             try FaceMasker(faceDetection: FaceDetectionSettings(cascadeDirectory: directory.path))
         }
         do {
-            _ = try PrivacyMode.face.makeFrameMasking(cascadeDirectory: directory.path)
+            _ = try DetectorSetup(mode: .face, choice: .cascades, cascadeDirectory: directory.path).makeFrameMasking()
             Issue.record("a masker was made without cascades")
         } catch {
             #expect(error.description.contains(expected))
@@ -38,7 +38,7 @@ struct PrivacyFailClosedTests {
         try Data("<opencv_storage><cascade>not a cascade".utf8).write(to: profile)
 
         do {
-            _ = try FaceDetector(settings: FaceDetectionSettings(cascadeDirectory: directory.path))
+            _ = try CascadeFaceDetector(settings: FaceDetectionSettings(cascadeDirectory: directory.path))
             Issue.record("a detector was made with a corrupt cascade")
         } catch {
             guard case let .cascadeUnavailable(path, reason) = error else {
@@ -54,7 +54,7 @@ struct PrivacyFailClosedTests {
     @Test func detectionFailureMasksTheWholeFrame() throws {
         let frontalOnly = FaceDetectionSettings(passes: [.init(cascadeFile: "haarcascade_frontalface_default.xml")])
         let dataset = try FaceDataset()
-        let detector = try FaceDetector(settings: frontalOnly)
+        let detector = try CascadeFaceDetector(settings: frontalOnly)
         var crowd: TestFrame?
         for image in dataset.images(where: { $0.count >= 3 }).prefix(20) {
             let picture = try TestFrame.decode(dataset.path(of: image))

@@ -17,7 +17,7 @@ struct PrivacyHysteresisTests {
 
         // The detector finds nothing in the stripes: any mask there comes from the hold.
         var found: [PixelRect] = []
-        try FaceDetector().detect(in: stripedFrame(width: width, height: height).frame, appendingTo: &found)
+        try CascadeFaceDetector().detect(in: stripedFrame(width: width, height: height).frame, appendingTo: &found)
         try #require(found.isEmpty)
 
         for frameNumber in 1...holdFrames {

@@ -39,7 +39,7 @@ struct PrivacyMaskPainterTests {
         let box = PixelRect(x: 9, y: 7, width: 60, height: 40)
             .clamped(toWidth: width, height: height)
             .alignedToChromaGrid(frameWidth: width, frameHeight: height)
-        let painter = MaskPainter(style: .pixelate, blocksAcross: 8)
+        let painter = MaskPainter(style: .mosaic, blocksAcross: 8)
 
         painter.paint(box, in: picture.frame)
 

@@ -9,7 +9,7 @@ struct PrivacyModeTests {
         let picture = try TestFrame.decode(face.path)
         let before = picture.bytes
 
-        let masker = try PrivacyMode.none.makeFrameMasking(cascadeDirectory: "/nonexistent")
+        let masker = try DetectorSetup(mode: .none, modelPath: "/nonexistent", cascadeDirectory: "/nonexistent").makeFrameMasking()
         try masker.mask(picture.frame, captureTimeMs: 0)
 
         #expect(masker is NoMasking)
@@ -25,7 +25,7 @@ struct PrivacyModeTests {
 
     @Test func faceModeBuildsAFaceMaskerSharingTheCounters() throws {
         let counters = PrivacyCounters()
-        let masker = try PrivacyMode.face.makeFrameMasking(counters: counters)
+        let masker = try DetectorSetup(mode: .face, choice: .cascades).makeFrameMasking(counters: counters)
         #expect((masker as? FaceMasker)?.counters === counters)
     }
 }

@@ -15,7 +15,7 @@ struct PrivacyRecordedChunkTests {
         config.width = 352
         config.height = 288
         config.privacy = "face"
-        let pass = try PrivacyPass(mode: config.privacy, logger: .init(label: "test-privacy"))
+        let pass = try PrivacyPass(config: config, logger: .init(label: "test-privacy"))
         let harness = try RecorderHarness(config: config, storeDirectory: storeURL, makeMasker: pass.makeMasker)
 
         try await harness.run()
@@ -30,7 +30,7 @@ struct PrivacyRecordedChunkTests {
         try #require(input.count == 120)
         #expect(recorded.count == input.count, "every frame is recorded (no pacing, no drops)")
         #expect(recorded.first.map { ($0.width, $0.height) } ?? (0, 0) == (352, 288))
-        let detector = try FaceDetector()
+        let detector = try CascadeFaceDetector()
         let inputFaces = try input.map { try $0.faces(using: detector) }
         let recordedFaces = try recorded.map { try $0.faces(using: detector) }
         let framesWithFaces = inputFaces.filter { !$0.isEmpty }.count

@@ -207,7 +207,7 @@ struct LargeFace: Sendable {
 
     static func find() throws -> LargeFace {
         let dataset = try FaceDataset()
-        let detector = try FaceDetector()
+        let detector = try CascadeFaceDetector()
         let candidates = dataset.images { $0.count == 1 && $0[0].width >= 100 }
         for image in candidates.prefix(20) {
             let label = dataset.labels[image]![0]

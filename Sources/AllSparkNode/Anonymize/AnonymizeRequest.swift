@@ -7,12 +7,17 @@ public struct AnonymizeRequest: Sendable {
     /// `.face` or `.body`; `.none` is refused (there would be nothing to do).
     public var mode: PrivacyMode
     public var style: MaskStyle
+    public var detector: FaceDetectorChoice
+    public var modelPath: String
     public var cascadeDirectory: String
 
     public init(
         inputPath: String, outputPath: String, boxesPath: String? = nil, mode: PrivacyMode = .face,
-        style: MaskStyle = .pixelate, cascadeDirectory: String = FaceDetectionSettings.defaultCascadeDirectory
+        style: MaskStyle = .mosaic, detector: FaceDetectorChoice = .auto, modelPath: String = FaceNetSettings.defaultModelPath,
+        cascadeDirectory: String = FaceDetectionSettings.defaultCascadeDirectory
     ) {
+        self.detector = detector
+        self.modelPath = modelPath
         self.inputPath = inputPath
         self.outputPath = outputPath
         self.boxesPath = boxesPath
@@ -40,4 +45,8 @@ public struct AnonymizeSummary: Sendable {
     public let itemsWritten: Int
     public let itemsSkipped: Int
     public let counters: PrivacyCounters.Snapshot
+    /// The detectors that searched (`DetectorSetup.name`) and why they are weaker than
+    /// they could be, if they are.
+    public let detector: String
+    public let weakerDetectorReason: String?
 }

@@ -5,12 +5,13 @@ import Logging
 /// IN is a video, an image or a folder of images; OUT is of the same kind.
 public final class Anonymizer {
     public let request: AnonymizeRequest
-    public let counters = PrivacyCounters()
+    public let counters: PrivacyCounters
     private let logger: Logger
 
     public init(request: AnonymizeRequest, logger: Logger) {
         self.request = request
         self.logger = logger
+        counters = AnonymizingMasker.counters(for: request)
     }
 
     /// Runs to the end, reporting each frame or image to `progress`.
@@ -28,7 +29,8 @@ public final class Anonymizer {
             let boxes = try request.boxesPath.map(BoxesLog.init(path:))
             let frames = try VideoAnonymizer(masker: masker, logger: logger)
                 .anonymize(request.inputPath, into: output, as: format, boxes: boxes, progress: progress)
-            return AnonymizeSummary(itemsWritten: frames, itemsSkipped: 0, counters: counters.snapshot())
+            return AnonymizeSummary(itemsWritten: frames, itemsSkipped: 0, counters: counters.snapshot(),
+                detector: counters.detector, weakerDetectorReason: counters.weakerDetectorReason)
         case .image:
             guard let format = StillImageFormat(fileName: output) else {
                 throw AnonymizeError.unsupportedOutput(path: output, reason: "an image is written as .png, .jpg or .jpeg")
@@ -39,7 +41,8 @@ public final class Anonymizer {
             let found = try StillImageAnonymizer(masker: masker).anonymize(request.inputPath, into: output, as: format)
             try boxes?.append(source: .image(name), boxes: found)
             progress(AnonymizeProgress(done: 1, total: 1, item: name, boxesMasked: found.count, skipReason: nil))
-            return AnonymizeSummary(itemsWritten: 1, itemsSkipped: 0, counters: counters.snapshot())
+            return AnonymizeSummary(itemsWritten: 1, itemsSkipped: 0, counters: counters.snapshot(),
+                detector: counters.detector, weakerDetectorReason: counters.weakerDetectorReason)
         case .imageFolder:
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory), !isDirectory.boolValue {
@@ -49,7 +52,8 @@ public final class Anonymizer {
             let boxes = try request.boxesPath.map(BoxesLog.init(path:))
             let result = try ImageFolderAnonymizer(masker: masker)
                 .anonymize(request.inputPath, into: output, boxes: boxes, progress: progress)
-            return AnonymizeSummary(itemsWritten: result.written, itemsSkipped: result.skipped, counters: counters.snapshot())
+            return AnonymizeSummary(itemsWritten: result.written, itemsSkipped: result.skipped, counters: counters.snapshot(),
+                detector: counters.detector, weakerDetectorReason: counters.weakerDetectorReason)
         }
     }
 }

@@ -21,8 +21,15 @@ public struct NodeConfig: Sendable, Equatable {
 
     public var encoder = EncoderSettings()
     public var privacy: String = "face"
+    /// `auto` (the DNN when its model is installed, else the cascades), `dnn`, `cascades`
+    /// or `both`.
+    public var privacyDetector: String = "auto"
+    /// The CenterFace ONNX model the DNN detector loads.
+    public var privacyModel: String = FaceNetSettings.defaultModelPath
+    /// `mosaic` or `fill`.
+    public var privacyMask: String = "mosaic"
     /// Frames wider than this are shrunk before the face search: smaller is faster and
-    /// misses smaller faces (the cascades need a face about 24 px wide at this scale).
+    /// misses smaller faces.
     public var privacyDetectionWidth: Int = 640
     /// Search every frame for faces instead of as many as detection keeps up with: a live
     /// source then records only as many frames per second as detection manages.

@@ -14,9 +14,7 @@ public struct CameraNode: Sendable {
     public init(config: NodeConfig, logger: Logger) throws {
         self.logger = logger
         try H264Encoder.checkOpens(config.encoder, logger: logger)
-        let privacy = try PrivacyPass(
-            mode: config.privacy, detectionWidth: config.privacyDetectionWidth,
-            delayLine: DelayLineMasker.Settings(searchesEveryFrame: config.privacyEveryFrame), logger: logger)
+        let privacy = try PrivacyPass(config: config, logger: logger)
         let store = try ChunkStore(directory: config.storeDirectory, capBytes: config.capBytes, logger: logger)
         if let problem = HealthReport.clockBehindProblem(newestRecordingMs: store.usage.newestMs, nowMs: WallClock.nowMs(), config: config) {
             logger.warning("\(problem)")

@@ -22,6 +22,11 @@ public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
         px >= x && px < maxX && py >= y && py < maxY
     }
 
+    /// Whether `other` lies wholly inside this box.
+    public func contains(_ other: PixelRect) -> Bool {
+        other.x >= x && other.y >= y && other.maxX <= maxX && other.maxY <= maxY
+    }
+
     /// The common part; empty (zero size) when the boxes do not overlap.
     public func intersection(_ other: PixelRect) -> PixelRect {
         let left = max(x, other.x)

@@ -1,7 +1,8 @@
+import Foundation
 import Synchronization
 
 /// A masker's running totals, updated by the recording thread and readable from any
-/// thread (status page, logs).
+/// thread (status page, logs), and which detector produced them.
 public final class PrivacyCounters: Sendable {
     public struct Snapshot: Sendable, Equatable {
         /// Frames that went through the masker.
@@ -16,6 +17,13 @@ public final class PrivacyCounters: Sendable {
         public internal(set) var facesAppeared = 0
         /// Frames masked whole because detection failed.
         public internal(set) var framesFailedClosed = 0
+        /// Frames that left the privacy pass searched themselves, and those that left
+        /// masked by boxes carried from searches before and after them.
+        public internal(set) var framesReleasedBySearch = 0
+        public internal(set) var framesReleasedByTracking = 0
+        /// Searches per second, averaged over about the last ten searches.
+        public internal(set) var searchesPerSecond: Double = 0
+        fileprivate var lastSearchAt: Double?
         /// Why detection last failed, if it ever did.
         public internal(set) var lastFailure: PrivacyError?
         public internal(set) var lastDetectionMs: Double = 0
@@ -25,9 +33,16 @@ public final class PrivacyCounters: Sendable {
         public var meanDetectionMs: Double { framesSearched > 0 ? totalDetectionMs / Double(framesSearched) : 0 }
     }
 
+    /// The detectors searching (`DetectorSetup.name`), and why they are weaker than they
+    /// could be, if they are.
+    public let detector: String
+    public let weakerDetectorReason: String?
     private let state = Mutex(Snapshot())
 
-    public init() {}
+    public init(detector: String = "none", weakerDetectorReason: String? = nil) {
+        self.detector = detector
+        self.weakerDetectorReason = weakerDetectorReason
+    }
 
     public func snapshot() -> Snapshot {
         state.withLock { $0 }
@@ -56,9 +71,19 @@ public final class PrivacyCounters: Sendable {
 
 extension PrivacyCounters.Snapshot {
     fileprivate mutating func recordSearch(_ detectionMs: Double?) {
-        guard let detectionMs else { return }
+        guard let detectionMs else {
+            framesReleasedByTracking += 1
+            return
+        }
+        framesReleasedBySearch += 1
         framesSearched += 1
         lastDetectionMs = detectionMs
         totalDetectionMs += detectionMs
+        let now = ProcessInfo.processInfo.systemUptime
+        if let last = lastSearchAt, now > last {
+            let rate = 1 / (now - last)
+            searchesPerSecond = searchesPerSecond == 0 ? rate : searchesPerSecond * 0.9 + rate * 0.1
+        }
+        lastSearchAt = now
     }
 }

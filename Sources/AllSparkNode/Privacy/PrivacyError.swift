@@ -2,6 +2,8 @@
 public enum PrivacyError: Error, Equatable, CustomStringConvertible {
     /// A cascade file is missing or is not a cascade; the node must not start without it.
     case cascadeUnavailable(path: String, reason: String)
+    /// The face model is missing or is not CenterFace; the node must not start without it.
+    case modelUnavailable(path: String, reason: String)
     /// Settings that could never work (for example a scale factor of 1 or less).
     case invalidSettings(String)
     /// An OpenCV detector could not be created.
@@ -13,6 +15,8 @@ public enum PrivacyError: Error, Equatable, CustomStringConvertible {
         switch self {
         case let .cascadeUnavailable(path, reason):
             "cannot load face cascade \(path): \(reason)"
+        case let .modelUnavailable(path, reason):
+            "cannot load face model \(path): \(reason)"
         case let .invalidSettings(message):
             "invalid privacy settings: \(message)"
         case let .detectorUnavailable(message):

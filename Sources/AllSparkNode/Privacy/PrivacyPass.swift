@@ -1,47 +1,65 @@
 import Logging
 
-/// Chooses the recorder's privacy pass for the configured mode before recording starts,
-/// and fails closed: a face mode whose cascades cannot load refuses to start the node.
+/// Chooses the recorder's privacy pass before recording starts, and fails closed: a
+/// detector whose model or cascades cannot load refuses to start the node.
 ///
 /// Face and body modes mask through a `DelayLineMasker`: detection runs on its own thread
-/// on as many frames as it keeps up with, so a live camera keeps its frame rate on a
-/// small machine, and frames wait in the delay line until a search at or after them says
-/// what to mask.
+/// on as many frames as it keeps up with, faces are tracked between searches, and frames
+/// wait in the delay line until a search at or after them is done.
 public struct PrivacyPass: Sendable {
-    public let mode: PrivacyMode
+    public let detectors: DetectorSetup
     public let counters: PrivacyCounters
     /// Builds the pass for frames of one size, on the recording thread.
     public let makeMasker: LiveMaskingFactory
 
-    /// - Parameter detectionWidth: frames wider than this are shrunk before the face search.
+    public var mode: PrivacyMode { detectors.mode }
+
     public init(
-        mode name: String, detectionWidth: Int = FaceDetectionSettings().maxDetectionWidth,
-        cascadeDirectory: String = FaceDetectionSettings.defaultCascadeDirectory,
-        delayLine: DelayLineMasker.Settings = DelayLineMasker.Settings(), logger: Logger
+        detectors: DetectorSetup, delayLine: DelayLineMasker.Settings = DelayLineMasker.Settings(), logger: Logger
     ) throws {
-        guard let mode = PrivacyMode(rawValue: name) else {
-            throw ConfigError.invalidValue(
-                key: "privacy", value: name, allowed: "one of " + PrivacyMode.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        self.mode = mode
-        let counters = PrivacyCounters()
+        self.detectors = detectors
+        let counters = PrivacyCounters(detector: detectors.name, weakerDetectorReason: detectors.weakerDetectorReason)
         self.counters = counters
-        guard mode != .none else {
+        guard detectors.mode != .none else {
             logger.warning("PRIVACY IS OFF (privacy: none): faces are recorded unmasked. Set privacy: face to mask them.")
             makeMasker = { _, _ in UnmaskedPassThrough() }
             return
         }
-        let faces = FaceDetectionSettings(cascadeDirectory: cascadeDirectory, maxDetectionWidth: detectionWidth)
-        // Load the cascades once now, so a missing one stops the node before it records anything.
-        _ = try mode.makeDetectors(faces: faces)
+        if let reason = detectors.weakerDetectorReason {
+            logger.warning("PRIVACY DEGRADED: \(reason)")
+        }
+        // Load every detector once now, so a missing file stops the node before it records anything.
+        _ = try detectors.makeDetectors()
         logger.info("""
-            privacy: \(mode.rawValue) masking with cascades from \(cascadeDirectory), detecting at ≤ \(detectionWidth) px wide \
-            in \(delayLine.searchesEveryFrame ? "every frame" : "as many frames as it keeps up with")
+            privacy: \(detectors.mode.rawValue) masking with \(detectors.name), searching at ≤ \(detectors.net.maxDetectionWidth) px wide \
+            \(delayLine.searchesEveryFrame ? "every frame" : "as many frames as it keeps up with, tracking faces in between")
             """)
         makeMasker = { width, height in
             try DelayLineMasker(width: width, height: height, settings: delayLine, counters: counters) {
-                try mode.makeDetectors(faces: faces)
+                try detectors.makeDetectors()
             }
         }
+    }
+
+    /// The pass the configuration asks for.
+    public init(config: NodeConfig, logger: Logger) throws {
+        guard let mode = PrivacyMode(rawValue: config.privacy) else {
+            throw ConfigError.invalidValue(
+                key: "privacy", value: config.privacy, allowed: "one of " + PrivacyMode.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        guard let choice = FaceDetectorChoice(rawValue: config.privacyDetector) else {
+            throw ConfigError.invalidValue(
+                key: "privacyDetector", value: config.privacyDetector,
+                allowed: "one of " + FaceDetectorChoice.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        guard let style = MaskStyle(rawValue: config.privacyMask) else {
+            throw ConfigError.invalidValue(
+                key: "privacyMask", value: config.privacyMask, allowed: "one of " + MaskStyle.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        let detectors = DetectorSetup(
+            mode: mode, choice: choice, modelPath: config.privacyModel, detectionWidth: config.privacyDetectionWidth)
+        try self.init(
+            detectors: detectors,
+            delayLine: DelayLineMasker.Settings(searchesEveryFrame: config.privacyEveryFrame, style: style), logger: logger)
     }
 }

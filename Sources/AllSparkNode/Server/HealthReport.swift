@@ -38,6 +38,7 @@ struct HealthReport {
         }
         if uplink.phase == .waiting { warnings.append("uplink not connected: \(uplink.lastError ?? "retrying")") }
         let privacy = services.privacy.snapshot()
+        if let reason = services.privacy.weakerDetectorReason { warnings.append("privacy degraded: \(reason)") }
         if privacy.framesFailedClosed > 0 { warnings.append("\(privacy.framesFailedClosed) frames fully masked after detection failures") }
 
         level = !errors.isEmpty ? .error : !warnings.isEmpty ? .degraded : .ok

@@ -10,6 +10,8 @@ final class MetricsExporter: Sendable {
     private let exported = Mutex<[String: Int64]>([:])
     private let counters: [String: Counter]
     private let gauges: [String: Gauge]
+    /// Always 1; its label names the face detector searching.
+    private let detectorInfo: Gauge
 
     private static var counterDescriptors: [MetricNameDescriptor] {
         [
@@ -19,6 +21,9 @@ final class MetricsExporter: Sendable {
             metric("faces_masked", unit: "total", help: "Face boxes masked, summed over frames"),
             metric("frames_with_faces", unit: "total", help: "Frames in which at least one face was masked"),
             metric("frames_searched", unit: "total", help: "Frames the face detector searched (live detection samples frames)"),
+            metric("frames_released_by_search", unit: "total", help: "Frames that left the privacy pass searched themselves"),
+            metric("frames_released_by_tracking", unit: "total", help: "Frames that left the privacy pass masked with faces tracked from searched frames"),
+            metric("frames_failed_closed", unit: "total", help: "Frames masked whole because face detection failed"),
             metric("chunks_written", unit: "total", help: "Chunks published to the store"),
             metric("chunks_evicted", unit: "total", help: "Chunks deleted to keep the store under its cap"),
             metric("pinned_chunks_evicted", unit: "total", help: "Chunks deleted under the cap while an upload still needed them"),
@@ -35,6 +40,7 @@ final class MetricsExporter: Sendable {
             metric("recording", unit: "", help: "1 while frames are being recorded"),
             metric("uplink_connected", unit: "", help: "1 while connected to an edge server"),
             metric("privacy_detection", unit: "ms", help: "Mean face detection time per searched frame in ms"),
+            metric("privacy_searches_per_second", unit: "", help: "Face searches per second, recent average"),
         ]
     }
 
@@ -51,6 +57,9 @@ final class MetricsExporter: Sendable {
         for descriptor in Self.gaugeDescriptors { gauges[descriptor.name] = registry.makeGauge(descriptor: descriptor) }
         self.counters = counters
         self.gauges = gauges
+        detectorInfo = registry.makeGauge(
+            name: "allspark_privacy_detector_info", labels: [("detector", services.privacy.detector)],
+            help: "The face detector the privacy pass searches with (label detector)")
     }
 
     func render() -> String {
@@ -64,6 +73,9 @@ final class MetricsExporter: Sendable {
             "allspark_faces_masked_total": Int64(privacy.facesMasked),
             "allspark_frames_with_faces_total": Int64(privacy.framesWithFaces),
             "allspark_frames_searched_total": Int64(privacy.framesSearched),
+            "allspark_frames_released_by_search_total": Int64(privacy.framesReleasedBySearch),
+            "allspark_frames_released_by_tracking_total": Int64(privacy.framesReleasedByTracking),
+            "allspark_frames_failed_closed_total": Int64(privacy.framesFailedClosed),
             "allspark_chunks_written_total": Int64(recorder.chunksWritten),
             "allspark_chunks_evicted_total": Int64(usage.chunksEvicted),
             "allspark_pinned_chunks_evicted_total": Int64(usage.pinnedChunksEvicted),
@@ -86,6 +98,8 @@ final class MetricsExporter: Sendable {
         gauges["allspark_recording"]?.set(to: recorder.recording ? 1 : 0)
         gauges["allspark_uplink_connected"]?.set(to: services.uplinkState.current.phase == .connected ? 1 : 0)
         gauges["allspark_privacy_detection_ms"]?.set(to: privacy.meanDetectionMs)
+        gauges["allspark_privacy_searches_per_second"]?.set(to: privacy.searchesPerSecond)
+        detectorInfo.set(to: 1)
         return registry.emitToString()
     }
 }

@@ -38,6 +38,11 @@ struct StatusRoutes {
             ]),
             "privacy": .object([
                 "mode": .string(config.privacy),
+                "detector": .string(services.privacy.detector),
+                "weakerDetectorReason": services.privacy.weakerDetectorReason.map { .string($0) } ?? .null,
+                "searchesPerSecond": .number(privacy.searchesPerSecond),
+                "framesReleasedBySearch": .number(Double(privacy.framesReleasedBySearch)),
+                "framesReleasedByTracking": .number(Double(privacy.framesReleasedByTracking)),
                 "framesWithFaces": .number(Double(privacy.framesWithFaces)),
                 "facesMasked": .number(Double(privacy.facesMasked)),
                 "framesSearched": .number(Double(privacy.framesSearched)),

@@ -2,7 +2,7 @@
 #define ALLSPARK_OPENCV_H
 
 /*
- * A thin C API over OpenCV's object detectors, for Swift.
+ * A thin C API over OpenCV's object detectors and optical flow, for Swift.
  *
  * No policy lives here: the caller decides which cascades to run, at what size and with
  * what parameters, and what to do with the boxes. Every function catches all C++
@@ -29,7 +29,9 @@ typedef enum allspark_status {
     ALLSPARK_ERROR_OPENCV = 4,
     ALLSPARK_ERROR_OUT_OF_MEMORY = 5,
     /* Any other C++ exception. */
-    ALLSPARK_ERROR_UNKNOWN = 6
+    ALLSPARK_ERROR_UNKNOWN = 6,
+    /* A model file is missing, unreadable or not the expected network. */
+    ALLSPARK_ERROR_MODEL_LOAD = 7
 } allspark_status;
 
 /* An axis-aligned box in the pixel coordinates of the image that was searched. */
@@ -47,6 +49,24 @@ typedef struct allspark_grey_image {
     int32_t height;
     int32_t stride;
 } allspark_grey_image;
+
+/* A borrowed YUV 4:2:0 picture (three planes, chroma at half width and height). */
+typedef struct allspark_yuv420_image {
+    const uint8_t *y;
+    const uint8_t *u;
+    const uint8_t *v;
+    int32_t width;
+    int32_t height;
+    int32_t y_stride;
+    int32_t u_stride;
+    int32_t v_stride;
+} allspark_yuv420_image;
+
+/* A point in pixel coordinates of a grey image. */
+typedef struct allspark_point {
+    float x;
+    float y;
+} allspark_point;
 
 /* cv::CascadeClassifier::detectMultiScale parameters; a max size of 0 means no limit. */
 typedef struct allspark_cascade_params {
@@ -134,6 +154,76 @@ allspark_status allspark_people_detector_detect(allspark_people_detector *detect
 
 /* As allspark_cascade_detector_last_error. */
 const char *allspark_people_detector_last_error(const allspark_people_detector *detector);
+
+/* ---- CenterFace face detector (an ONNX model through OpenCV's dnn module) ---- */
+
+typedef struct allspark_face_net allspark_face_net;
+
+/*
+ * Loads a CenterFace ONNX model (inputs: an RGB blob whose sides are multiples of 32;
+ * outputs: heatmap, scales, offsets, landmarks at a quarter of the input size).
+ * Returns ALLSPARK_ERROR_MODEL_LOAD when the file cannot be read as such a model.
+ */
+allspark_status allspark_face_net_create(const char *model_path, allspark_face_net **net);
+
+/* Frees a net from allspark_face_net_create; NULL is allowed. */
+void allspark_face_net_free(allspark_face_net *net);
+
+/*
+ * Searches `region` of `image` (a rectangle inside it; the whole picture for the whole
+ * frame) for faces: the region is scaled to `input_width` x `input_height` (multiples
+ * of 32), converted to RGB and passed through the net. Faces whose heatmap peak is above
+ * `score_threshold` are kept, overlapping ones merged (non-maximum suppression at IoU
+ * `overlap_threshold`). Boxes are in `image`'s pixel coordinates. Buffers are reused
+ * between calls of the same size. Same output buffer rules as the cascade detector.
+ */
+allspark_status allspark_face_net_detect(allspark_face_net *net,
+                                         allspark_yuv420_image image,
+                                         allspark_rect region,
+                                         int32_t input_width,
+                                         int32_t input_height,
+                                         float score_threshold,
+                                         float overlap_threshold,
+                                         allspark_rect *boxes,
+                                         int32_t capacity,
+                                         int32_t *count);
+
+/* As allspark_cascade_detector_last_error. */
+const char *allspark_face_net_last_error(const allspark_face_net *net);
+
+/* Threads OpenCV may use for one call (cv::setNumThreads; process-wide). */
+void allspark_set_opencv_threads(int32_t threads);
+
+/* ---- Sparse optical flow (pyramidal Lucas-Kanade, OpenCV's video module) ---- */
+
+/* An image pyramid of one grey picture, built once and used for every track through it. */
+typedef struct allspark_flow_pyramid allspark_flow_pyramid;
+
+allspark_status allspark_flow_pyramid_create(allspark_flow_pyramid **pyramid);
+
+/* Frees a pyramid from allspark_flow_pyramid_create; NULL is allowed. */
+void allspark_flow_pyramid_free(allspark_flow_pyramid *pyramid);
+
+/*
+ * Copies `image` into the pyramid with `levels` levels above it, for a search window of
+ * `window` px. Storage is reused when the size stays the same.
+ */
+allspark_status allspark_flow_pyramid_build(allspark_flow_pyramid *pyramid,
+                                            allspark_grey_image image,
+                                            int32_t window,
+                                            int32_t levels);
+
+/*
+ * Follows `count` points from the picture in `from` to the one in `to` (both built with
+ * the same window and levels). `found[i]` is 1 when point i was followed, with its new
+ * position in `moved[i]`, and 0 when it was lost. Keeps its scratch in `from`.
+ */
+allspark_status allspark_flow_track(allspark_flow_pyramid *from,
+                                    const allspark_flow_pyramid *to,
+                                    const allspark_point *points,
+                                    allspark_point *moved,
+                                    uint8_t *found,
+                                    int32_t count);
 
 #ifdef __cplusplus
 }

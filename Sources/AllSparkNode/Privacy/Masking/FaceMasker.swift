@@ -24,7 +24,7 @@ public final class FaceMasker: FrameMasking {
         /// the face inside the margin) it no longer does.
         public var blocksAcross: Int
 
-        public init(holdFrames: Int = 8, marginPerSide: Double = 0.25, style: MaskStyle = .pixelate, blocksAcross: Int = 6) {
+        public init(holdFrames: Int = 8, marginPerSide: Double = 0.25, style: MaskStyle = .mosaic, blocksAcross: Int = 6) {
             self.holdFrames = holdFrames
             self.marginPerSide = marginPerSide
             self.style = style
@@ -67,14 +67,14 @@ public final class FaceMasker: FrameMasking {
         lastMaskedBoxes.reserveCapacity(64)
     }
 
-    /// A masker over one `FaceDetector`.
+    /// A masker over one `CascadeFaceDetector`.
     /// - Throws: `PrivacyError.cascadeUnavailable` naming a cascade file that cannot load.
     public convenience init(
         faceDetection: FaceDetectionSettings = FaceDetectionSettings(),
         settings: Settings = Settings(),
         counters: PrivacyCounters = PrivacyCounters()
     ) throws(PrivacyError) {
-        try self.init(detectors: [FaceDetector(settings: faceDetection)], settings: settings, counters: counters)
+        try self.init(detectors: [CascadeFaceDetector(settings: faceDetection)], settings: settings, counters: counters)
     }
 
     public func mask(_ frame: YUV420Frame, captureTimeMs: Int64) {

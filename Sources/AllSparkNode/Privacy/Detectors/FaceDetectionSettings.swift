@@ -1,4 +1,4 @@
-/// How `FaceDetector` searches a frame.
+/// How `CascadeFaceDetector` searches a frame.
 public struct FaceDetectionSettings: Sendable, Equatable {
     /// One pass of one cascade over the detection image.
     public struct Pass: Sendable, Equatable {

@@ -1,7 +1,7 @@
 /// How a masked box looks.
 public enum MaskStyle: String, Sendable, CaseIterable {
     /// A coarse mosaic: each block is replaced by its mean, in Y, U and V.
-    case pixelate
+    case mosaic
     /// Video black (Y 16, U and V 128).
     case fill
 }
@@ -24,7 +24,7 @@ struct MaskPainter {
         switch style {
         case .fill:
             Self.fill(box, in: frame)
-        case .pixelate:
+        case .mosaic:
             pixelate(box, in: frame)
         }
     }

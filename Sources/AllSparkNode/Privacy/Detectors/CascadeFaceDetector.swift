@@ -6,7 +6,7 @@ import Foundation
 /// Every pass in its settings runs over one shrunk copy of the Y plane; boxes come back
 /// in the frame's pixel coordinates, as the cascades report them (no margin). Not safe
 /// to use from two threads at once; create one per recording thread.
-public final class FaceDetector: RegionDetector {
+public final class CascadeFaceDetector: RegionDetector {
     public let settings: FaceDetectionSettings
     private let handle: OpaquePointer
     /// For each pass, the index of its cascade in `handle` (a file used twice loads once).

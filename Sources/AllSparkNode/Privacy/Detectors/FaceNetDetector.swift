@@ -1,0 +1,72 @@
+import COpenCVShim
+import Foundation
+
+/// Finds faces with CenterFace, a small convolutional net, through OpenCV's dnn module.
+///
+/// Unlike the cascades it finds faces turned, tilted, laughing or half-covered, in colour
+/// (the frame's three planes are shrunk and converted to RGB inside the shim). Boxes
+/// cover the forehead to the chin. Not safe to use from two threads at once.
+public final class FaceNetDetector: RegionDetector {
+    public let settings: FaceNetSettings
+    private let handle: OpaquePointer
+    private let found: UnsafeMutablePointer<allspark_rect>
+
+    /// - Throws: `PrivacyError.modelUnavailable` naming the model file when it is missing
+    ///   or is not CenterFace.
+    public init(settings: FaceNetSettings = FaceNetSettings()) throws(PrivacyError) {
+        try settings.validate()
+        guard FileManager.default.isReadableFile(atPath: settings.modelPath) else {
+            throw .modelUnavailable(
+                path: settings.modelPath, reason: "no readable file at this path (scripts/setup.sh installs it)")
+        }
+        var handle: OpaquePointer?
+        let status = allspark_face_net_create(settings.modelPath, &handle)
+        guard status == ALLSPARK_OK, let handle else {
+            throw .modelUnavailable(
+                path: settings.modelPath, reason: "not a CenterFace ONNX model (\(String(cString: allspark_status_description(status))))")
+        }
+        self.handle = handle
+        self.settings = settings
+        self.found = .allocate(capacity: settings.maxFaces)
+    }
+
+    deinit {
+        found.deallocate()
+        allspark_face_net_free(handle)
+    }
+
+    public func detect(in frame: YUV420Frame, appendingTo regions: inout [PixelRect]) throws(PrivacyError) {
+        try detect(in: frame, within: PixelRect(x: 0, y: 0, width: frame.width, height: frame.height), appendingTo: &regions)
+    }
+
+    /// Searches only `region` of the frame, scaled to the net's input as a whole frame
+    /// would be: a small region is searched at a finer scale than the whole frame.
+    public func detect(in frame: YUV420Frame, within region: PixelRect, appendingTo regions: inout [PixelRect]) throws(PrivacyError) {
+        guard frame.width >= 2, frame.height >= 2, frame.width <= Int(Int32.max), frame.height <= Int(Int32.max) else {
+            throw .detectionFailed("unusable frame \(frame.width)x\(frame.height)")
+        }
+        let searched = region.clamped(toWidth: frame.width, height: frame.height)
+        guard searched.width >= 2, searched.height >= 2 else { return }
+        let input = settings.inputSize(forWidth: searched.width, height: searched.height)
+        let image = allspark_yuv420_image(
+            y: UnsafePointer(frame.y), u: UnsafePointer(frame.u), v: UnsafePointer(frame.v),
+            width: Int32(frame.width), height: Int32(frame.height),
+            y_stride: Int32(frame.yStride), u_stride: Int32(frame.uStride), v_stride: Int32(frame.vStride))
+        let area = allspark_rect(
+            x: Int32(searched.x), y: Int32(searched.y), width: Int32(searched.width), height: Int32(searched.height))
+        var count: Int32 = 0
+        let status = allspark_face_net_detect(
+            handle, image, area, Int32(input.width), Int32(input.height), settings.scoreThreshold,
+            settings.overlapThreshold, found, Int32(settings.maxFaces), &count)
+        guard status == ALLSPARK_OK else {
+            let detail = String(cString: allspark_face_net_last_error(handle))
+            throw .detectionFailed(
+                "face net: " + String(cString: allspark_status_description(status)) + (detail.isEmpty ? "" : ": \(detail)"))
+        }
+        for index in 0..<Int(count) {
+            let box = PixelRect(
+                x: Int(found[index].x), y: Int(found[index].y), width: Int(found[index].width), height: Int(found[index].height))
+            if !box.isEmpty { regions.append(box) }
+        }
+    }
+}

@@ -1,0 +1,291 @@
+import CFFmpeg
+
+/// Masks live video with a detector too slow to search every frame, without letting a
+/// frame out before it is covered. The recorder's privacy pass.
+///
+/// Each frame is copied into one of `capacity` preallocated buffers (the delay line),
+/// with a small grey thumbnail for tracking. Whenever the detection thread is idle it
+/// searches the newest frame, so it samples as often as it keeps up. A frame leaves only
+/// once a search at or after it is done, masked with:
+/// - the faces of that next search, carried back to it frame by frame along the measured
+///   motion of the picture (optical flow, `BoxFlow`): a face that came in between two
+///   searches is covered from where it entered;
+/// - the faces of earlier searches, carried forward the same way (`FaceTrack`): a face
+///   the detector misses in some searches stays masked while it was last found less than
+///   `holdMs` ago, and for as long after that as its region has not changed (a person
+///   sitting still stays masked however long they sit).
+/// A carried box grows a little per frame for the error of the motion (more where the
+/// motion could not be measured); every box also grows by `marginPerSide`.
+///
+/// When the delay line is full the caller waits for detection (a live source then lags).
+/// Not thread-safe: one recording thread pushes; detection runs on its own thread.
+public final class DelayLineMasker: LiveFrameMasking {
+    public struct Settings: Sendable, Equatable {
+        /// Buffers in the delay line: frames of latency at most, and the memory cost.
+        public var capacity: Int
+        /// How long a face stays masked after the detector last found it, unless its region
+        /// is unchanged (then longer). Bridges searches that miss a face now and then.
+        public var holdMs: Int64
+        /// Growth of every box per side, as a fraction of its size: hair, ears and chin
+        /// that detectors leave out.
+        public var marginPerSide: Double
+        public var style: MaskStyle
+        public var blocksAcross: Int
+        /// Search every frame, in order, instead of the newest: nothing the detector can
+        /// find escapes, and a live source loses the frames detection cannot keep up with.
+        public var searchesEveryFrame: Bool
+        /// Thumbnails for tracking are at most this wide.
+        public var trackingWidth: Int
+        var flow: BoxFlow.Settings
+
+        public init(
+            capacity: Int = 24, holdMs: Int64 = 1000, searchesEveryFrame: Bool = false, marginPerSide: Double = 0.2,
+            style: MaskStyle = .mosaic, blocksAcross: Int = 6, trackingWidth: Int = 480
+        ) {
+            self.capacity = capacity
+            self.holdMs = holdMs
+            self.searchesEveryFrame = searchesEveryFrame
+            self.marginPerSide = marginPerSide
+            self.style = style
+            self.blocksAcross = blocksAcross
+            self.trackingWidth = trackingWidth
+            self.flow = BoxFlow.Settings()
+        }
+    }
+
+    public let settings: Settings
+    public let counters: PrivacyCounters
+    public let width: Int
+    public let height: Int
+    /// Frames searched so far, and times `push` had to wait for detection.
+    public private(set) var framesSearched = 0
+    public private(set) var waitsForDetection = 0
+
+    private let worker: DetectionWorker
+    private let painter: MaskPainter
+    private let flow: BoxFlow
+    private var slots: [DelayLineSlot] = []
+    /// Frame number of the oldest frame held, and how many are held (slot = number % capacity).
+    private var oldest = 0
+    private var held = 0
+    private var lastSubmitted = -1
+    /// Every frame up to this one has had a search at or after it.
+    private var searchedThrough = -1
+    private var tracks: [FaceTrack] = []
+    private var scratchSignature: RegionSignature?
+    private var painted: [PixelRect] = []
+
+    /// - Throws: whatever `makeDetectors` throws (a missing model or cascade), or a libav error.
+    public init(
+        width: Int, height: Int, settings: Settings = Settings(), counters: PrivacyCounters = PrivacyCounters(),
+        makeDetectors: @escaping @Sendable () throws -> [any RegionDetector]
+    ) throws {
+        guard settings.capacity >= 2 else { throw PrivacyError.invalidSettings("delay line of \(settings.capacity) frames") }
+        guard settings.holdMs >= 0, settings.marginPerSide >= 0, settings.blocksAcross >= 1 else {
+            throw PrivacyError.invalidSettings("negative hold or margin, or no mosaic blocks")
+        }
+        self.width = width
+        self.height = height
+        self.settings = settings
+        self.counters = counters
+        painter = MaskPainter(style: settings.style, blocksAcross: settings.blocksAcross)
+        flow = BoxFlow(settings: settings.flow)
+        for _ in 0..<settings.capacity {
+            slots.append(try DelayLineSlot(width: width, height: height, trackingWidth: settings.trackingWidth))
+        }
+        worker = try DetectionWorker(makeDetectors: makeDetectors)
+        tracks.reserveCapacity(64)
+        painted.reserveCapacity(64)
+    }
+
+    deinit { worker.stop() }
+
+    /// Copies `picture` into the delay line, then hands every frame that may leave to
+    /// `emit`, oldest first.
+    public func push(_ picture: YUV420Frame, captureTimeMs: Int64, emit: (MaskedFrame) throws -> Void) throws {
+        guard picture.width == width, picture.height == height else {
+            throw PrivacyError.invalidSettings("frame \(picture.width)x\(picture.height) in a \(width)x\(height) delay line")
+        }
+        while held == settings.capacity {
+            if let result = worker.takeResultIfDone() {
+                record(result)
+            } else if worker.isBusy {
+                waitsForDetection += 1
+                record(worker.waitForResult())
+            } else {
+                submit(nextToSearch)
+            }
+            try release(emit)
+        }
+        let number = oldest + held
+        let slot = slot(of: number)
+        try slot.store(picture, captureTimeMs: captureTimeMs, flow: settings.flow)
+        held += 1
+        carryTracks(into: number)
+        if let result = worker.takeResultIfDone() { record(result) }
+        if !worker.isBusy { submit(nextToSearch) }
+        try release(emit)
+    }
+
+    public func push(_ frame: CapturedFrame, emit: (MaskedFrame) throws -> Void) throws {
+        try push(frame.picture, captureTimeMs: frame.captureTimeMs, emit: emit)
+    }
+
+    /// Searches the newest frame if it was not, and lets every frame out.
+    public func finish(emit: (MaskedFrame) throws -> Void) throws {
+        guard held > 0 else { return }
+        let newest = oldest + held - 1
+        if worker.isBusy { record(worker.waitForResult()) }
+        while lastSubmitted < newest {
+            submit(settings.searchesEveryFrame ? lastSubmitted + 1 : newest)
+            record(worker.waitForResult())
+        }
+        try release(emit)
+    }
+
+    /// The newest frame held, or with `searchesEveryFrame` the oldest not yet searched.
+    private var nextToSearch: Int {
+        settings.searchesEveryFrame ? lastSubmitted + 1 : oldest + held - 1
+    }
+
+    private var newest: Int { oldest + held - 1 }
+
+    private func slot(of number: Int) -> DelayLineSlot { slots[number % settings.capacity] }
+
+    private func submit(_ number: Int) {
+        lastSubmitted = number
+        let slot = slot(of: number)
+        worker.submit(DetectionJob(frameNumber: number, captureTimeMs: slot.captureTimeMs, picture: slot.frame.yuv420Picture))
+    }
+
+    /// Moves every track from the frame before `number` into it and adds its box there.
+    private func carryTracks(into number: Int) {
+        guard number > 0 else { return }
+        let previous = slot(of: number - 1)
+        let current = slot(of: number)
+        for index in tracks.indices where tracks[index].frameNumber == number - 1 {
+            tracks[index].tracked = flow.move(tracks[index].tracked, from: previous.thumbnail, to: current.thumbnail)
+            tracks[index].frameNumber = number
+            current.add(tracks[index].tracked)
+        }
+        tracks.removeAll { $0.tracked.box.clamped(toWidth: width, height: height).isEmpty }
+    }
+
+    private func record(_ result: DetectionResult) {
+        framesSearched += 1
+        let number = result.frameNumber
+        searchedThrough = max(searchedThrough, number)
+        let searched = slot(of: number)
+        searched.detectionMs = result.detectionMs
+        if let failure = result.failure {
+            // Fail closed: every frame held now leaves masked whole.
+            for waiting in oldest...max(oldest, newest) { slot(of: waiting).failure = failure }
+            return
+        }
+        var appeared = 0
+        for found in result.boxes {
+            let detection = TrackedBox(box: found)
+            searched.add(detection)
+            var back = detection
+            for earlier in stride(from: number - 1, through: oldest, by: -1) {
+                back = flow.move(back, from: slot(of: earlier + 1).thumbnail, to: slot(of: earlier).thumbnail)
+                slot(of: earlier).add(back)
+            }
+            var ahead = detection
+            for later in (number + 1)..<(newest + 1) {
+                ahead = flow.move(ahead, from: slot(of: later - 1).thumbnail, to: slot(of: later).thumbnail)
+                slot(of: later).add(ahead)
+            }
+            if !follow(found, carriedTo: ahead, foundIn: number, at: result.captureTimeMs) { appeared += 1 }
+        }
+        searched.appeared = appeared
+        dropLostTracks(after: number, at: result.captureTimeMs)
+    }
+
+    /// Updates the track that `carried` (a detection in frame `number`, carried to the
+    /// newest frame) belongs to, or starts one. Returns whether a track was already there.
+    private func follow(_ found: PixelRect, carriedTo carried: TrackedBox, foundIn number: Int, at captureMs: Int64) -> Bool {
+        let thumbnail = slot(of: number).thumbnail
+        var best: Int?
+        var bestOverlap = Self.sameFaceOverlap
+        for index in tracks.indices {
+            let overlap = tracks[index].tracked.box.intersectionOverUnion(carried.box)
+            if overlap >= bestOverlap {
+                best = index
+                bestOverlap = overlap
+            }
+        }
+        guard let best else {
+            tracks.append(FaceTrack(
+                tracked: carried, frameNumber: newest, lastSeenMs: captureMs, lastFoundInSearch: number,
+                signature: RegionSignature(of: found, in: thumbnail)))
+            return false
+        }
+        tracks[best].tracked = carried
+        tracks[best].frameNumber = newest
+        tracks[best].lastSeenMs = captureMs
+        tracks[best].lastFoundInSearch = number
+        tracks[best].signature.update(found, in: thumbnail)
+        return true
+    }
+
+    /// Ends tracks that search `number` did not find, last found more than `holdMs` ago,
+    /// whose region has changed since; and tracks that another, found now, duplicates.
+    private func dropLostTracks(after number: Int, at captureMs: Int64) {
+        let thumbnail = slot(of: newest).thumbnail
+        var index = tracks.startIndex
+        while index < tracks.endIndex {
+            if isLost(tracks[index], after: number, at: captureMs, in: thumbnail) {
+                tracks.remove(at: index)
+            } else {
+                index += 1
+            }
+        }
+    }
+
+    private func isLost(_ track: FaceTrack, after number: Int, at captureMs: Int64, in thumbnail: LumaThumbnail) -> Bool {
+        guard track.lastFoundInSearch != number else { return false }
+        let duplicated = tracks.contains {
+            $0.lastFoundInSearch == number && $0.tracked.box.intersectionOverUnion(track.tracked.box) >= Self.sameFaceOverlap
+        }
+        if duplicated { return true }
+        guard captureMs - track.lastSeenMs > settings.holdMs else { return false }
+        if scratchSignature == nil {
+            scratchSignature = RegionSignature(of: track.tracked.box, in: thumbnail)
+        } else {
+            scratchSignature?.update(track.tracked.box, in: thumbnail)
+        }
+        return scratchSignature!.difference(from: track.signature) > RegionSignature.changedAbove
+    }
+
+    private func release(_ emit: (MaskedFrame) throws -> Void) throws {
+        while held > 0, oldest <= searchedThrough {
+            let slot = slot(of: oldest)
+            let picture = slot.frame.yuv420Picture
+            painted.removeAll(keepingCapacity: true)
+            if let failure = slot.failure {
+                let whole = PixelRect(x: 0, y: 0, width: width, height: height)
+                MaskPainter.fill(whole, in: picture)
+                painted.append(whole)
+                counters.recordFailure(failure, detectionMs: slot.detectionMs)
+            } else {
+                for tracked in slot.boxes {
+                    let box = tracked.box.grown(byFractionPerSide: settings.marginPerSide + tracked.growth)
+                        .clamped(toWidth: width, height: height)
+                        .alignedToChromaGrid(frameWidth: width, frameHeight: height)
+                    guard !box.isEmpty, !painted.contains(where: { $0.contains(box) }) else { continue }
+                    painter.paint(box, in: picture)
+                    painted.append(box)
+                }
+                counters.recordFrame(masked: painted.count, appeared: slot.appeared, detectionMs: slot.detectionMs)
+            }
+            let captureTimeMs = slot.captureTimeMs
+            oldest += 1
+            held -= 1
+            try emit(MaskedFrame(picture: picture, captureTimeMs: captureTimeMs, maskedBoxes: painted, avFrame: slot.frame.pointer))
+        }
+    }
+
+    /// Boxes overlapping this much (IoU) are taken for the same face.
+    static let sameFaceOverlap = 0.3
+}

@@ -1,0 +1,74 @@
+import CFFmpeg
+
+/// One buffer of the delay line: a frame held until a search at or after it is done, its
+/// tracking thumbnail, and what it will be masked with. Everything is allocated once and
+/// reused for every frame that passes through the slot.
+final class DelayLineSlot {
+    let frame: OwnedFrame
+    let thumbnail: LumaThumbnail
+    private(set) var captureTimeMs: Int64 = 0
+    /// Faces to mask in this frame: found in it, or carried to it from searched frames.
+    private(set) var boxes: [TrackedBox] = []
+    /// Set when this frame was searched.
+    var detectionMs: Double?
+    /// Faces its search found that no track followed yet.
+    var appeared = 0
+    /// A search this frame waited for failed: it leaves masked whole.
+    var failure: PrivacyError?
+
+    init(width: Int, height: Int, trackingWidth: Int) throws {
+        frame = try OwnedFrame(width: width, height: height, format: AV_PIX_FMT_YUV420P)
+        thumbnail = try LumaThumbnail(maxWidth: trackingWidth)
+        boxes.reserveCapacity(32)
+    }
+
+    /// Copies `picture` in and starts the slot afresh.
+    func store(_ picture: YUV420Frame, captureTimeMs: Int64, flow: BoxFlow.Settings) throws {
+        // The encoder may still hold this buffer from its last trip; this copies only then.
+        try checkLibav(av_frame_make_writable(frame.pointer), "making a delay-line buffer writable")
+        copy(picture, into: frame.yuv420Picture)
+        self.captureTimeMs = captureTimeMs
+        boxes.removeAll(keepingCapacity: true)
+        detectionMs = nil
+        appeared = 0
+        failure = nil
+        try thumbnail.update(from: picture, window: flow.window, levels: flow.levels)
+    }
+
+    /// Adds a face box. A face found in this very frame replaces boxes carried here that
+    /// mostly overlap it (the search is the truth; carried boxes only estimate it), and is
+    /// not replaced by them; boxes reached two ways that nearly coincide become their
+    /// union, as uncertain as the surer of the two (they agree on where the face is).
+    func add(_ tracked: TrackedBox) {
+        if tracked.growth == 0 {
+            boxes.removeAll { $0.box.intersectionOverUnion(tracked.box) >= Self.sameFaceOverlap }
+            boxes.append(tracked)
+            return
+        }
+        for index in boxes.indices {
+            let kept = boxes[index]
+            let overlap = kept.box.intersectionOverUnion(tracked.box)
+            if kept.growth == 0 && overlap >= Self.sameFaceOverlap { return }
+            if overlap >= Self.sameBoxOverlap {
+                boxes[index] = TrackedBox(box: kept.box.union(tracked.box), growth: min(kept.growth, tracked.growth))
+                return
+            }
+        }
+        boxes.append(tracked)
+    }
+
+    /// A box carried here overlapping a face found here this much (IoU) is that face.
+    static let sameFaceOverlap = 0.5
+    /// Carried boxes overlapping this much are one face reached two ways.
+    static let sameBoxOverlap = 0.8
+
+    private func copy(_ source: YUV420Frame, into target: YUV420Frame) {
+        for row in 0..<source.height {
+            (target.y + row * target.yStride).update(from: source.y + row * source.yStride, count: source.width)
+        }
+        for row in 0..<source.chromaHeight {
+            (target.u + row * target.uStride).update(from: source.u + row * source.uStride, count: source.chromaWidth)
+            (target.v + row * target.vStride).update(from: source.v + row * source.vStride, count: source.chromaWidth)
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import COpenCVShim
+
+/// Moves a face box from one frame to the next by the measured motion of the picture
+/// inside it: a grid of points is followed with pyramidal Lucas-Kanade flow there and
+/// back, points that do not return to where they started are dropped, and the box moves
+/// by the median of the rest. When too few points survive (a blank wall, a face leaving
+/// the picture) the motion is unknown: the box stays and its uncertainty grows more, so
+/// the mask errs towards covering.
+///
+/// Works in thumbnail coordinates; boxes are in frame pixels. Owns its point buffers.
+final class BoxFlow {
+    struct Settings: Sendable, Equatable {
+        /// Points across and down the box.
+        var grid = 4
+        /// Lucas-Kanade window, in thumbnail pixels, and pyramid levels above the picture.
+        var window = 15
+        var levels = 2
+        /// A point that comes back further than this (thumbnail pixels) is not trusted.
+        var maximumReturnError: Float = 1.0
+        /// Fewer trusted points than this: the motion is unknown.
+        var minimumPoints = 3
+        /// Per side, as a fraction of the box: what a moved box grows by for the error of
+        /// the measured motion, what a box whose motion is unknown grows by, and the most
+        /// either adds up to.
+        var measuredGrowth = 0.02
+        var unknownGrowth = 0.06
+        var maximumGrowth = 0.5
+    }
+
+    let settings: Settings
+    private let start: UnsafeMutablePointer<allspark_point>
+    private let moved: UnsafeMutablePointer<allspark_point>
+    private let returned: UnsafeMutablePointer<allspark_point>
+    private let foundThere: UnsafeMutablePointer<UInt8>
+    private let foundBack: UnsafeMutablePointer<UInt8>
+    private var dx: [Float]
+    private var dy: [Float]
+
+    init(settings: Settings = Settings()) {
+        self.settings = settings
+        let count = settings.grid * settings.grid
+        start = .allocate(capacity: count)
+        moved = .allocate(capacity: count)
+        returned = .allocate(capacity: count)
+        foundThere = .allocate(capacity: count)
+        foundBack = .allocate(capacity: count)
+        dx = []
+        dy = []
+        dx.reserveCapacity(count)
+        dy.reserveCapacity(count)
+    }
+
+    deinit {
+        start.deallocate()
+        moved.deallocate()
+        returned.deallocate()
+        foundThere.deallocate()
+        foundBack.deallocate()
+    }
+
+    /// `tracked` moved from the frame of `from` to the frame of `to`, its uncertainty
+    /// grown for the step.
+    func move(_ tracked: TrackedBox, from: LumaThumbnail, to: LumaThumbnail) -> TrackedBox {
+        guard let shift = motion(of: tracked.box, from: from, to: to) else {
+            return TrackedBox(box: tracked.box, growth: min(settings.maximumGrowth, tracked.growth + settings.unknownGrowth))
+        }
+        let box = tracked.box
+        return TrackedBox(
+            box: PixelRect(x: box.x + shift.x, y: box.y + shift.y, width: box.width, height: box.height),
+            growth: min(settings.maximumGrowth, tracked.growth + settings.measuredGrowth))
+    }
+
+    /// The median motion of the picture inside `box` (frame pixels), or nil when it cannot
+    /// be measured.
+    func motion(of box: PixelRect, from: LumaThumbnail, to: LumaThumbnail) -> (x: Int, y: Int)? {
+        let scale = from.scale
+        let grid = settings.grid
+        let count = grid * grid
+        guard !box.isEmpty, scale > 0 else { return nil }
+        // Points on the inner part of the box: its edges often hold background that moves
+        // differently from the face.
+        for row in 0..<grid {
+            for column in 0..<grid {
+                let fx = (Double(column) + 0.5) / Double(grid) * 0.7 + 0.15
+                let fy = (Double(row) + 0.5) / Double(grid) * 0.7 + 0.15
+                start[row * grid + column] = allspark_point(
+                    x: Float((Double(box.x) + fx * Double(box.width)) * scale),
+                    y: Float((Double(box.y) + fy * Double(box.height)) * scale))
+            }
+        }
+        guard allspark_flow_track(from.pyramid, to.pyramid, start, moved, foundThere, Int32(count)) == ALLSPARK_OK,
+              allspark_flow_track(to.pyramid, from.pyramid, moved, returned, foundBack, Int32(count)) == ALLSPARK_OK
+        else { return nil }
+        dx.removeAll(keepingCapacity: true)
+        dy.removeAll(keepingCapacity: true)
+        for index in 0..<count where foundThere[index] != 0 && foundBack[index] != 0 {
+            let errorX = returned[index].x - start[index].x
+            let errorY = returned[index].y - start[index].y
+            guard errorX * errorX + errorY * errorY <= settings.maximumReturnError * settings.maximumReturnError else { continue }
+            dx.append(moved[index].x - start[index].x)
+            dy.append(moved[index].y - start[index].y)
+        }
+        guard dx.count >= settings.minimumPoints else { return nil }
+        dx.sort()
+        dy.sort()
+        return (Int((Double(dx[dx.count / 2]) / scale).rounded()), Int((Double(dy[dy.count / 2]) / scale).rounded()))
+    }
+}
+
+/// A face box carried from the frame it was found in to another, and how much it must
+/// grow on each side (a fraction of its size) to cover the face despite the error of
+/// the motion that carried it.
+struct TrackedBox: Equatable {
+    var box: PixelRect
+    var growth: Double
+
+    init(box: PixelRect, growth: Double = 0) {
+        self.box = box
+        self.growth = growth
+    }
+}

@@ -1,0 +1,13 @@
+/// A face the detector found, followed from frame to frame by its measured motion until
+/// it leaves the picture or the detector stops finding it (see `DelayLineMasker`).
+struct FaceTrack {
+    /// Where the face is in frame `frameNumber`, the newest frame it was carried to.
+    var tracked: TrackedBox
+    var frameNumber: Int
+    /// Capture time of the last searched frame in which the detector found it.
+    var lastSeenMs: Int64
+    /// The last search that found it (by frame number).
+    var lastFoundInSearch: Int
+    /// What its region looked like when it was last found.
+    var signature: RegionSignature
+}

@@ -1,0 +1,249 @@
+#include "shim_internal.hpp"
+
+#include <opencv2/dnn.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <memory>
+
+namespace {
+
+// A net set up for one input size. OpenCV 4.6 computes some of CenterFace's layer shapes
+// once: the same net given a second input size returns garbage, so each size gets its own.
+struct SizedNet {
+    cv::Size size;
+    cv::dnn::Net net;
+    std::vector<cv::String> outputNames;
+};
+
+} // namespace
+
+struct allspark_face_net {
+    // The model file's bytes, parsed again for each new input size.
+    std::vector<uchar> model;
+    // Most recently used first; a live camera uses one size, a folder of photos several.
+    std::vector<SizedNet> nets;
+    // Reused between calls: the I420 input at net size, its RGB form, the blob, the outputs.
+    cv::Mat i420;
+    cv::Mat rgb;
+    cv::Mat blob;
+    std::vector<cv::Mat> outputs;
+    std::vector<cv::Rect> candidates;
+    std::vector<float> scores;
+    std::vector<int> kept;
+    std::string lastError;
+};
+
+namespace {
+
+// CenterFace's outputs, in the order its decoding needs them: a heatmap of face centres,
+// log box sizes, centre offsets and landmarks, all at a quarter of the input size.
+constexpr int kHeatmap = 0;
+constexpr int kScale = 1;
+constexpr int kOffset = 2;
+constexpr int kOutputChannels[] = {1, 2, 2, 10};
+constexpr int kStride = 4;
+constexpr size_t kNetsKept = 4;
+
+bool hasCenterFaceShape(const std::vector<cv::Mat> &outputs, int inputWidth, int inputHeight) {
+    if (outputs.size() != 4) {
+        return false;
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        const cv::Mat &out = outputs[i];
+        if (out.dims != 4 || out.size[0] != 1 || out.size[1] != kOutputChannels[i] ||
+            out.size[2] != inputHeight / kStride || out.size[3] != inputWidth / kStride ||
+            out.type() != CV_32F) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool isInside(const allspark_rect &region, const allspark_yuv420_image &image) {
+    return region.x >= 0 && region.y >= 0 && region.width >= 2 && region.height >= 2 &&
+           region.x <= image.width - region.width && region.y <= image.height - region.height;
+}
+
+bool isValid(const allspark_yuv420_image &image) {
+    const int chromaWidth = (image.width + 1) / 2;
+    return image.y != nullptr && image.u != nullptr && image.v != nullptr && image.width >= 2 &&
+           image.height >= 2 && image.y_stride >= image.width && image.u_stride >= chromaWidth &&
+           image.v_stride >= chromaWidth;
+}
+
+cv::Mat borrowPlane(const uint8_t *pixels, int width, int height, int stride) {
+    return cv::Mat(height, width, CV_8UC1, const_cast<uint8_t *>(pixels), static_cast<size_t>(stride));
+}
+
+void scaleInto(const cv::Mat &source, cv::Mat target) {
+    const bool shrinking = target.cols <= source.cols && target.rows <= source.rows;
+    cv::resize(source, target, target.size(), 0, 0, shrinking ? cv::INTER_AREA : cv::INTER_LINEAR);
+}
+
+// Scales the region's three planes straight into one contiguous I420 picture at net size,
+// so the colour conversion reads every plane from one buffer.
+void fillI420(allspark_face_net &state, const allspark_yuv420_image &image, const allspark_rect &region,
+              int width, int height) {
+    state.i420.create(height * 3 / 2, width, CV_8UC1);
+    uint8_t *base = state.i420.data;
+    const cv::Rect lumaRegion(region.x, region.y, region.width, region.height);
+    const cv::Rect chromaRegion(region.x / 2, region.y / 2, std::max(1, region.width / 2),
+                                std::max(1, region.height / 2));
+    const int chromaWidth = (image.width + 1) / 2;
+    const int chromaHeight = (image.height + 1) / 2;
+    scaleInto(borrowPlane(image.y, image.width, image.height, image.y_stride)(lumaRegion),
+              cv::Mat(height, width, CV_8UC1, base));
+    uint8_t *u = base + width * height;
+    uint8_t *v = u + (width / 2) * (height / 2);
+    scaleInto(borrowPlane(image.u, chromaWidth, chromaHeight, image.u_stride)(chromaRegion),
+              cv::Mat(height / 2, width / 2, CV_8UC1, u));
+    scaleInto(borrowPlane(image.v, chromaWidth, chromaHeight, image.v_stride)(chromaRegion),
+              cv::Mat(height / 2, width / 2, CV_8UC1, v));
+}
+
+// The net for `size`, parsed from the model bytes the first time that size is asked for.
+SizedNet &netFor(allspark_face_net &state, cv::Size size) {
+    for (size_t i = 0; i < state.nets.size(); ++i) {
+        if (state.nets[i].size == size) {
+            std::rotate(state.nets.begin(), state.nets.begin() + static_cast<long>(i),
+                        state.nets.begin() + static_cast<long>(i) + 1);
+            return state.nets.front();
+        }
+    }
+    SizedNet created{size, cv::dnn::readNetFromONNX(state.model), {}};
+    created.net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
+    created.net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
+    created.outputNames = created.net.getUnconnectedOutLayersNames();
+    if (state.nets.size() == kNetsKept) {
+        state.nets.pop_back();
+    }
+    state.nets.insert(state.nets.begin(), std::move(created));
+    return state.nets.front();
+}
+
+void runNet(allspark_face_net &state) {
+    // The model was trained on RGB in 0...255 with no mean subtracted.
+    cv::dnn::blobFromImage(state.rgb, state.blob, 1.0, cv::Size(), cv::Scalar(), false, false, CV_32F);
+    SizedNet &sized = netFor(state, state.rgb.size());
+    sized.net.setInput(state.blob);
+    sized.net.forward(state.outputs, sized.outputNames);
+}
+
+} // namespace
+
+allspark_status allspark_face_net_create(const char *model_path, allspark_face_net **net) {
+    if (net == nullptr || model_path == nullptr) {
+        return ALLSPARK_ERROR_INVALID_ARGUMENT;
+    }
+    *net = nullptr;
+    std::string ignored;
+    const allspark_status status = allspark::guarded(&ignored, [&]() {
+        auto created = std::make_unique<allspark_face_net>();
+        std::ifstream file(model_path, std::ios::binary);
+        created->model.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+        if (!file.good() && !file.eof()) {
+            return ALLSPARK_ERROR_MODEL_LOAD;
+        }
+        // One pass over a small blank picture proves the file is CenterFace, not just ONNX.
+        constexpr int probe = 64;
+        created->rgb = cv::Mat::zeros(probe, probe, CV_8UC3);
+        runNet(*created);
+        if (!hasCenterFaceShape(created->outputs, probe, probe)) {
+            return ALLSPARK_ERROR_MODEL_LOAD;
+        }
+        created->nets.clear();
+        *net = created.release();
+        return ALLSPARK_OK;
+    });
+    // An ONNX parser error means the file is not a usable model, whatever OpenCV called it.
+    return status == ALLSPARK_ERROR_OPENCV ? ALLSPARK_ERROR_MODEL_LOAD : status;
+}
+
+void allspark_face_net_free(allspark_face_net *net) {
+    delete net;
+}
+
+allspark_status allspark_face_net_detect(allspark_face_net *net, allspark_yuv420_image image,
+                                         allspark_rect region, int32_t input_width,
+                                         int32_t input_height, float score_threshold,
+                                         float overlap_threshold, allspark_rect *boxes,
+                                         int32_t capacity, int32_t *count) {
+    if (net == nullptr || !allspark::isValidOutput(boxes, capacity, count)) {
+        return ALLSPARK_ERROR_INVALID_ARGUMENT;
+    }
+    *count = 0;
+    if (!isValid(image) || !isInside(region, image) || input_width < 32 || input_height < 32 ||
+        input_width % 32 != 0 || input_height % 32 != 0 || !(score_threshold > 0.0f) ||
+        !(score_threshold < 1.0f) || !(overlap_threshold > 0.0f) || !(overlap_threshold <= 1.0f)) {
+        return ALLSPARK_ERROR_INVALID_ARGUMENT;
+    }
+    return allspark::guarded(&net->lastError, [&]() {
+        fillI420(*net, image, region, input_width, input_height);
+        cv::cvtColor(net->i420, net->rgb, cv::COLOR_YUV2RGB_I420);
+        runNet(*net);
+        if (!hasCenterFaceShape(net->outputs, input_width, input_height)) {
+            allspark::remember(&net->lastError, "the model's outputs do not have CenterFace's shape");
+            return ALLSPARK_ERROR_OPENCV;
+        }
+        const int rows = input_height / kStride;
+        const int columns = input_width / kStride;
+        const float *heat = net->outputs[kHeatmap].ptr<float>();
+        const float *scaleY = net->outputs[kScale].ptr<float>();
+        const float *scaleX = scaleY + rows * columns;
+        const float *offsetY = net->outputs[kOffset].ptr<float>();
+        const float *offsetX = offsetY + rows * columns;
+        const double toRegionX = static_cast<double>(region.width) / input_width;
+        const double toRegionY = static_cast<double>(region.height) / input_height;
+        net->candidates.clear();
+        net->scores.clear();
+        for (int row = 0; row < rows; ++row) {
+            for (int column = 0; column < columns; ++column) {
+                const int cell = row * columns + column;
+                if (!(heat[cell] > score_threshold)) {
+                    continue;
+                }
+                // Box size from the log scales, centre from the cell plus its sub-cell offset.
+                const double height = std::exp(scaleY[cell]) * kStride;
+                const double width = std::exp(scaleX[cell]) * kStride;
+                const double centreX = (column + offsetX[cell] + 0.5) * kStride;
+                const double centreY = (row + offsetY[cell] + 0.5) * kStride;
+                const double left = (centreX - width / 2) * toRegionX + region.x;
+                const double top = (centreY - height / 2) * toRegionY + region.y;
+                const double right = (centreX + width / 2) * toRegionX + region.x;
+                const double bottom = (centreY + height / 2) * toRegionY + region.y;
+                const int x0 = std::max(0, static_cast<int>(std::floor(left)));
+                const int y0 = std::max(0, static_cast<int>(std::floor(top)));
+                const int x1 = std::min(image.width, static_cast<int>(std::ceil(right)));
+                const int y1 = std::min(image.height, static_cast<int>(std::ceil(bottom)));
+                if (x1 > x0 && y1 > y0) {
+                    net->candidates.emplace_back(x0, y0, x1 - x0, y1 - y0);
+                    net->scores.push_back(heat[cell]);
+                }
+            }
+        }
+        cv::dnn::NMSBoxes(net->candidates, net->scores, score_threshold, overlap_threshold, net->kept);
+        const size_t written = std::min(net->kept.size(), static_cast<size_t>(capacity));
+        for (size_t i = 0; i < written; ++i) {
+            const cv::Rect &box = net->candidates[static_cast<size_t>(net->kept[i])];
+            boxes[i] = allspark_rect{box.x, box.y, box.width, box.height};
+        }
+        *count = static_cast<int32_t>(written);
+        return written < net->kept.size() ? ALLSPARK_ERROR_TOO_MANY_OBJECTS : ALLSPARK_OK;
+    });
+}
+
+const char *allspark_face_net_last_error(const allspark_face_net *net) {
+    return net == nullptr ? "" : net->lastError.c_str();
+}
+
+void allspark_set_opencv_threads(int32_t threads) {
+    try {
+        cv::setNumThreads(threads);
+    } catch (...) {
+        // Only a hint: OpenCV keeps its own default if it refuses.
+    }
+}

@@ -1,0 +1,64 @@
+"""Which face detector a real node runs, what it says about it, and refusing to start
+without the detector it was told to use."""
+import re
+import subprocess
+
+from node_harness import NODE_BIN, REPO
+
+MODEL = "/usr/local/share/allspark-node/centerface.onnx"
+
+
+def metric(text, name):
+    for line in text.splitlines():
+        if line.startswith(name + " ") or line.startswith(name + "{"):
+            return float(line.rsplit(" ", 1)[1])
+    raise AssertionError(f"{name} not in metrics")
+
+
+def test_default_runs_the_dnn_and_reports_it(make_node):
+    node = make_node("--privacy", "face", "--privacy-model", MODEL)
+    node.wait_healthy()
+    _, report = node.wait_until(
+        lambda: (r := node.json("/api/status")) and r[1]["privacy"]["framesReleasedBySearch"] > 0 and r,
+        what="frames searched")
+    privacy = report["privacy"]
+    assert privacy["detector"] == "dnn" and privacy["weakerDetectorReason"] is None
+    assert privacy["framesSearched"] > 0 and privacy["meanDetectionMs"] > 0
+    _, health = node.json("/api/health")
+    assert health["status"] == "ok", health
+    _, _, body = node.request("/metrics")
+    text = body.decode()
+    assert 'allspark_privacy_detector_info{detector="dnn"} 1' in text
+    assert metric(text, "allspark_frames_released_by_search_total") > 0
+    assert metric(text, "allspark_frames_released_by_tracking_total") >= 0
+    assert metric(text, "allspark_frames_failed_closed_total") == 0
+
+
+def test_without_a_model_auto_falls_back_to_cascades_and_says_so(make_node, tmp_path):
+    missing = tmp_path / "no-model.onnx"
+    node = make_node("--privacy", "face", "--privacy-model", str(missing))
+    node.wait_healthy()
+    _, health = node.json("/api/health")
+    assert health["status"] == "degraded", health
+    problem = [p for p in health["problems"] if p.startswith("privacy degraded")]
+    assert problem and str(missing) in problem[0] and "cascades" in problem[0], health["problems"]
+    _, report = node.json("/api/status")
+    assert report["privacy"]["detector"] == "cascades"
+    assert str(missing) in report["privacy"]["weakerDetectorReason"]
+    assert "PRIVACY DEGRADED" in node.log_path.read_text()
+
+
+def test_a_configured_detector_that_cannot_load_refuses_to_start(tmp_path):
+    for detector in ("dnn", "both"):
+        garbage = tmp_path / f"garbage-{detector}.onnx"
+        garbage.write_bytes(b"\x08\x07not an onnx model at all" * 100)
+        for model in (tmp_path / "missing.onnx", garbage):
+            run = subprocess.run(
+                [str(NODE_BIN), "run", "--config", "/dev/null", "--source", "testsrc", "--store", str(tmp_path / "store"),
+                 "--port", "0", "--privacy-detector", detector, "--privacy-model", str(model)],
+                capture_output=True, text=True, timeout=60, cwd=REPO,
+                env={"ALLSPARK_SERVER_ANNOUNCE": "false", "PATH": "/usr/bin:/bin"})
+            assert run.returncode != 0, (detector, model)
+            output = run.stdout + run.stderr
+            assert re.search(r"cannot load face model " + re.escape(str(model)), output), output[-2000:]
+            assert not list((tmp_path / "store").glob("chunk_*")), "nothing may be recorded"
