@@ -10,6 +10,7 @@ export function showRecorder(status) {
   badge.textContent = recorder.recording ? '● REC' : '■ Not recording';
   badge.classList.toggle('is-recording', recorder.recording);
   showAlert(byId('source-error'), recorder.sourceError ? `Camera problem: ${recorder.sourceError}` : null);
+  showAlert(byId('privacy-warning'), privacy.weakerDetectorReason ? `Privacy degraded: ${privacy.weakerDetectorReason}` : null);
 
   const masking = privacy.mode === 'none' ? 'off' : formatCount(privacy.facesMasked);
   showFacts(byId('recorder-facts'), [
@@ -17,6 +18,8 @@ export function showRecorder(status) {
     ['Dropped frames', formatCount(recorder.framesDropped)],
     ['Faces masked', masking],
     ['Privacy mode', privacy.mode],
+    ['Face detector', privacy.mode === 'none' ? null : privacy.detector],
+    ['Face searches', privacy.mode === 'none' ? null : `${privacy.searchesPerSecond.toFixed(1)}/s, ${privacy.meanDetectionMs.toFixed(0)} ms each`],
     ['Picture', recorder.width ? `${recorder.width}×${recorder.height}` : null],
     ['Source', recorder.source],
     ['Encoder', recorder.encoder],
