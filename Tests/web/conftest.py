@@ -24,6 +24,18 @@ def token_node(tmp_path_factory):
         running.stop()
 
 
+@pytest.fixture(scope="module")
+def cascades_node(tmp_path_factory):
+    """Face masking with no DNN model where it was asked for: the cascades run, degraded."""
+    work = tmp_path_factory.mktemp("cascades-node")
+    running = RunningNode(work, privacy=("--privacy", "face", "--privacy-model", str(work / "missing.onnx")))
+    try:
+        running.wait_for_chunks(1)
+        yield running
+    finally:
+        running.stop()
+
+
 @pytest.fixture
 def downloads(tmp_path):
     folder = tmp_path / "downloads"

@@ -22,14 +22,14 @@ def node_binary():
 class RunningNode:
     """Starts the node on a free port (--port 0, read back from its log) and stops it."""
 
-    def __init__(self, work_dir, token=None):
+    def __init__(self, work_dir, token=None, privacy=("--privacy", "none")):
         self.token = token
         self.store = Path(work_dir) / "store"
         self.log_path = Path(work_dir) / "node.log"
         arguments = [
             str(node_binary()), "run",
             "--source", "testsrc", "--size", "640x360", "--fps", "15",
-            "--chunk-ms", str(CHUNK_MS), "--privacy", "none",
+            "--chunk-ms", str(CHUNK_MS), *privacy,
             "--store", str(self.store), "--port", "0", "--config", "/dev/null",
         ]
         if token:

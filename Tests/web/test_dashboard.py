@@ -43,10 +43,25 @@ def test_panels_show_the_node_state(page):
     assert "REC" in text_of(page, "recording-badge")
     assert "Dropped frames" in text_of(page, "recorder-facts")
     assert "Faces masked" in text_of(page, "recorder-facts")
+    assert "Face detector" not in text_of(page, "recorder-facts"), "privacy is off: no detector runs"
+    assert not page.find_element(By.ID, "privacy-warning").is_displayed()
     assert text_of(page, "health-badge") == "ok"
     assert "of 4.0 GiB" in text_of(page, "storage-summary")
     assert "Oldest" in text_of(page, "storage-facts")
     assert text_of(page, "uplink-badge") == "off"
+
+
+def test_degraded_privacy_is_shown(cascades_node, driver):
+    driver.get(cascades_node.url + "/")
+    wait_until_live(driver)
+    warning = driver.find_element(By.ID, "privacy-warning")
+    wait_for(driver, warning.is_displayed, timeout=10, message="no privacy warning was shown")
+    assert "Privacy degraded" in warning.text and "missing.onnx" in warning.text
+    wait_for(driver, lambda: "Face detector" in text_of(driver, "recorder-facts"))
+    facts = text_of(driver, "recorder-facts")
+    assert "cascades" in facts and "Face searches" in facts
+    assert text_of(driver, "health-badge") == "degraded"
+    save_full_page_screenshot(driver, "dashboard-privacy-degraded", DESKTOP[0])
 
 
 def test_snapshot_changes(page):

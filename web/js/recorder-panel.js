@@ -18,8 +18,7 @@ export function showRecorder(status) {
     ['Dropped frames', formatCount(recorder.framesDropped)],
     ['Faces masked', masking],
     ['Privacy mode', privacy.mode],
-    ['Face detector', privacy.mode === 'none' ? null : privacy.detector],
-    ['Face searches', privacy.mode === 'none' ? null : `${privacy.searchesPerSecond.toFixed(1)}/s, ${privacy.meanDetectionMs.toFixed(0)} ms each`],
+    ...detectorFacts(privacy),
     ['Picture', recorder.width ? `${recorder.width}×${recorder.height}` : null],
     ['Source', recorder.source],
     ['Encoder', recorder.encoder],
@@ -27,4 +26,13 @@ export function showRecorder(status) {
     ['Chunks written', formatCount(recorder.chunksWritten)],
     ['Last frame', formatAgo(recorder.lastFrameMs, nodeNowMs())],
   ]);
+}
+
+// Which detector searches and how often; nothing when privacy is off.
+function detectorFacts(privacy) {
+  if (privacy.mode === 'none') return [];
+  return [
+    ['Face detector', privacy.detector],
+    ['Face searches', `${privacy.searchesPerSecond.toFixed(1)}/s, ${privacy.meanDetectionMs.toFixed(0)} ms each`],
+  ];
 }
