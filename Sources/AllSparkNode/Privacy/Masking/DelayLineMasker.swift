@@ -34,14 +34,19 @@ public final class DelayLineMasker: LiveFrameMasking {
         /// Search every frame, in order, instead of the newest: nothing the detector can
         /// find escapes, and a live source loses the frames detection cannot keep up with.
         public var searchesEveryFrame: Bool
+        /// Every other search looks only where the picture changed since the search before
+        /// (a fixed camera's background is mostly still): a smaller region is searched more
+        /// finely and sooner. The others search the whole frame.
+        public var searchesChangedRegions: Bool
         /// Thumbnails for tracking are at most this wide.
         public var trackingWidth: Int
         var flow: BoxFlow.Settings
 
         public init(
             capacity: Int = 24, holdMs: Int64 = 1000, searchesEveryFrame: Bool = false, marginPerSide: Double = 0.2,
-            style: MaskStyle = .mosaic, blocksAcross: Int = 6, trackingWidth: Int = 480
+            style: MaskStyle = .mosaic, blocksAcross: Int = 6, searchesChangedRegions: Bool = true, trackingWidth: Int = 480
         ) {
+            self.searchesChangedRegions = searchesChangedRegions
             self.capacity = capacity
             self.holdMs = holdMs
             self.searchesEveryFrame = searchesEveryFrame
@@ -69,6 +74,7 @@ public final class DelayLineMasker: LiveFrameMasking {
     private var oldest = 0
     private var held = 0
     private var lastSubmitted = -1
+    private var lastSearchWasWhole = false
     /// Every frame up to this one has had a search at or after it.
     private var searchedThrough = -1
     private var tracks: [FaceTrack] = []
@@ -153,9 +159,26 @@ public final class DelayLineMasker: LiveFrameMasking {
     private func slot(of number: Int) -> DelayLineSlot { slots[number % settings.capacity] }
 
     private func submit(_ number: Int) {
+        let region = searchRegion(for: number)
+        lastSearchWasWhole = region == nil
         lastSubmitted = number
         let slot = slot(of: number)
-        worker.submit(DetectionJob(frameNumber: number, captureTimeMs: slot.captureTimeMs, picture: slot.frame.yuv420Picture))
+        worker.submit(DetectionJob(
+            frameNumber: number, captureTimeMs: slot.captureTimeMs, picture: slot.frame.yuv420Picture, region: region))
+    }
+
+    /// What search `number` looks at: nil for the whole frame. After a whole-frame search
+    /// whose frame is still in the delay line, the part that changed since it (empty when
+    /// nothing did), if that is less than half the frame.
+    private func searchRegion(for number: Int) -> PixelRect? {
+        guard settings.searchesChangedRegions, !settings.searchesEveryFrame, lastSearchWasWhole,
+              lastSubmitted >= 0, number > lastSubmitted, number - lastSubmitted < settings.capacity
+        else { return nil }
+        guard let changed = ChangedArea.between(slot(of: lastSubmitted).thumbnail, slot(of: number).thumbnail) else {
+            return PixelRect(x: 0, y: 0, width: 0, height: 0)
+        }
+        let region = changed.clamped(toWidth: width, height: height)
+        return region.area * 2 <= width * height ? region : nil
     }
 
     /// Moves every track from the frame before `number` into it and adds its box there.
@@ -199,7 +222,7 @@ public final class DelayLineMasker: LiveFrameMasking {
             if !follow(found, carriedTo: ahead, foundIn: number, at: result.captureTimeMs) { appeared += 1 }
         }
         searched.appeared = appeared
-        dropLostTracks(after: number, at: result.captureTimeMs)
+        dropLostTracks(after: number, at: result.captureTimeMs, searched: result.region)
     }
 
     /// Updates the track that `carried` (a detection in frame `number`, carried to the
@@ -229,13 +252,17 @@ public final class DelayLineMasker: LiveFrameMasking {
         return true
     }
 
-    /// Ends tracks that search `number` did not find, last found more than `holdMs` ago,
-    /// whose region has changed since; and tracks that another, found now, duplicates.
-    private func dropLostTracks(after number: Int, at captureMs: Int64) {
+    /// Ends tracks that search `number` looked at and did not find, last found more than
+    /// `holdMs` ago, whose region has changed since; and tracks that another, found now,
+    /// duplicates.
+    private func dropLostTracks(after number: Int, at captureMs: Int64, searched region: PixelRect?) {
         let thumbnail = slot(of: newest).thumbnail
         var index = tracks.startIndex
         while index < tracks.endIndex {
-            if isLost(tracks[index], after: number, at: captureMs, in: thumbnail) {
+            // A search that did not look at a face cannot have missed it.
+            let box = tracks[index].tracked.box
+            let lookedAt = region.map { 2 * $0.intersection(box).area >= box.area } ?? true
+            if lookedAt, isLost(tracks[index], after: number, at: captureMs, in: thumbnail) {
                 tracks.remove(at: index)
             } else {
                 index += 1

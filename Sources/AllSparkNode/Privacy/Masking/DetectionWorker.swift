@@ -9,6 +9,9 @@ struct DetectionJob: @unchecked Sendable {
     let frameNumber: Int
     let captureTimeMs: Int64
     let picture: YUV420Frame
+    /// The part to search (frame pixels), nil for all of it, empty for none: the picture
+    /// is the same as the last one searched.
+    let region: PixelRect?
 }
 
 /// What detection found in one sampled frame; a failure means the frame must be treated as
@@ -16,6 +19,8 @@ struct DetectionJob: @unchecked Sendable {
 struct DetectionResult: Sendable {
     let frameNumber: Int
     let captureTimeMs: Int64
+    /// What was searched: nil for the whole frame.
+    let region: PixelRect?
     let boxes: [PixelRect]
     let failure: PrivacyError?
     let detectionMs: Double
@@ -113,7 +118,11 @@ final class DetectionWorker: Sendable {
             var failure: PrivacyError?
             do {
                 for detector in detectors {
-                    try detector.detect(in: job.picture, appendingTo: &boxes)
+                    if let region = job.region {
+                        if !region.isEmpty { try detector.detect(in: job.picture, within: region, appendingTo: &boxes) }
+                    } else {
+                        try detector.detect(in: job.picture, appendingTo: &boxes)
+                    }
                 }
             } catch {
                 failure = error
@@ -121,7 +130,7 @@ final class DetectionWorker: Sendable {
             let elapsed = start.duration(to: clock.now).components
             let detectionMs = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
             let result = DetectionResult(
-                frameNumber: job.frameNumber, captureTimeMs: job.captureTimeMs, boxes: boxes, failure: failure, detectionMs: detectionMs)
+                frameNumber: job.frameNumber, captureTimeMs: job.captureTimeMs, region: job.region, boxes: boxes, failure: failure, detectionMs: detectionMs)
             state.withLock {
                 $0.job = nil
                 $0.result = result

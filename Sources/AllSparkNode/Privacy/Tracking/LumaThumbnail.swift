@@ -57,6 +57,11 @@ final class LumaThumbnail {
         allspark_grey_image(pixels: UnsafePointer(pixels), width: Int32(width), height: Int32(height), stride: Int32(width))
     }
 
+    /// Row `y` of the thumbnail (`width` pixels).
+    func row(_ y: Int) -> UnsafePointer<UInt8>? {
+        pixels.map { UnsafePointer($0 + y * width) }
+    }
+
     /// The thumbnail pixel at (x, y), clamped to the picture.
     func pixel(x: Int, y: Int) -> UInt8 {
         guard let pixels, width > 0 else { return 0 }
