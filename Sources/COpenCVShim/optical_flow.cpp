@@ -38,8 +38,9 @@ allspark_status allspark_flow_pyramid_build(allspark_flow_pyramid *pyramid, alls
     return allspark::guarded(nullptr, [&]() {
         pyramid->window = cv::Size(window, window);
         // Not reusing the input: the caller's buffer has no border and is overwritten later.
+        // Derivatives are computed here once per picture, not again by every track through it.
         pyramid->levelCount = cv::buildOpticalFlowPyramid(allspark::borrow(image), pyramid->levels,
-                                                          pyramid->window, levels, false,
+                                                          pyramid->window, levels, true,
                                                           cv::BORDER_REFLECT_101, cv::BORDER_CONSTANT,
                                                           false);
         return ALLSPARK_OK;

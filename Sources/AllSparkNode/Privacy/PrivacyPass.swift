@@ -1,3 +1,4 @@
+import COpenCVShim
 import Logging
 
 /// Chooses the recorder's privacy pass before recording starts, and fails closed: a
@@ -30,6 +31,9 @@ public struct PrivacyPass: Sendable {
         }
         // Load every detector once now, so a missing file stops the node before it records anything.
         _ = try detectors.makeDetectors()
+        // One thread for OpenCV: detection runs on the detection thread alone and leaves the
+        // other core to capture and encoding.
+        allspark_set_opencv_threads(1)
         logger.info("""
             privacy: \(detectors.mode.rawValue) masking with \(detectors.name), searching at ≤ \(detectors.net.maxDetectionWidth) px wide \
             \(delayLine.searchesEveryFrame ? "every frame" : "as many frames as it keeps up with, tracking faces in between")
@@ -60,6 +64,8 @@ public struct PrivacyPass: Sendable {
             mode: mode, choice: choice, modelPath: config.privacyModel, detectionWidth: config.privacyDetectionWidth)
         try self.init(
             detectors: detectors,
-            delayLine: DelayLineMasker.Settings(searchesEveryFrame: config.privacyEveryFrame, style: style), logger: logger)
+            delayLine: DelayLineMasker.Settings(
+                searchesEveryFrame: config.privacyEveryFrame, style: style, minimumRegionWidth: config.privacyDetectionWidth),
+            logger: logger)
     }
 }

@@ -38,14 +38,19 @@ public final class DelayLineMasker: LiveFrameMasking {
         /// (a fixed camera's background is mostly still): a smaller region is searched more
         /// finely and sooner. The others search the whole frame.
         public var searchesChangedRegions: Bool
+        /// The narrowest region searched: the detector's input width, so that a region is
+        /// never scaled up (scaling adds no detail) and the detector sees one input size.
+        public var minimumRegionWidth: Int
         /// Thumbnails for tracking are at most this wide.
         public var trackingWidth: Int
         var flow: BoxFlow.Settings
 
         public init(
             capacity: Int = 24, holdMs: Int64 = 1000, searchesEveryFrame: Bool = false, marginPerSide: Double = 0.2,
-            style: MaskStyle = .mosaic, blocksAcross: Int = 6, searchesChangedRegions: Bool = true, trackingWidth: Int = 480
+            style: MaskStyle = .mosaic, blocksAcross: Int = 6, searchesChangedRegions: Bool = true,
+            minimumRegionWidth: Int = 640, trackingWidth: Int = 480
         ) {
+            self.minimumRegionWidth = minimumRegionWidth
             self.searchesChangedRegions = searchesChangedRegions
             self.capacity = capacity
             self.holdMs = holdMs
@@ -169,7 +174,7 @@ public final class DelayLineMasker: LiveFrameMasking {
 
     /// What search `number` looks at: nil for the whole frame. After a whole-frame search
     /// whose frame is still in the delay line, the part that changed since it (empty when
-    /// nothing did), if that is less than half the frame.
+    /// nothing did), widened to the frame's shape so the detector runs at one input size.
     private func searchRegion(for number: Int) -> PixelRect? {
         guard settings.searchesChangedRegions, !settings.searchesEveryFrame, lastSearchWasWhole,
               lastSubmitted >= 0, number > lastSubmitted, number - lastSubmitted < settings.capacity
@@ -177,9 +182,24 @@ public final class DelayLineMasker: LiveFrameMasking {
         guard let changed = ChangedArea.between(slot(of: lastSubmitted).thumbnail, slot(of: number).thumbnail) else {
             return PixelRect(x: 0, y: 0, width: 0, height: 0)
         }
-        let region = changed.clamped(toWidth: width, height: height)
-        return region.area * 2 <= width * height ? region : nil
+        return frameShapedRegion(around: changed.clamped(toWidth: width, height: height))
     }
+
+    /// The smallest box of the frame's aspect ratio, at least `minimumRegionWidth` wide,
+    /// around `area` and inside the frame; nil when that is most of the frame anyway.
+    private func frameShapedRegion(around area: PixelRect) -> PixelRect? {
+        let aspect = Double(height) / Double(width)
+        var regionWidth = max(area.width, Int((Double(area.height) / aspect).rounded(.up)), settings.minimumRegionWidth)
+        regionWidth = (regionWidth + 1) & ~1
+        guard Double(regionWidth) <= Double(width) * Self.largestRegionShare else { return nil }
+        let regionHeight = min(height, (Int((Double(regionWidth) * aspect).rounded()) + 1) & ~1)
+        let left = min(max(0, area.x + area.width / 2 - regionWidth / 2), width - regionWidth) & ~1
+        let top = min(max(0, area.y + area.height / 2 - regionHeight / 2), height - regionHeight) & ~1
+        return PixelRect(x: left, y: top, width: regionWidth, height: regionHeight)
+    }
+
+    /// A changed region wider than this share of the frame is searched as the whole frame.
+    static let largestRegionShare = 0.75
 
     /// Moves every track from the frame before `number` into it and adds its box there.
     private func carryTracks(into number: Int) {
