@@ -1,0 +1,358 @@
+#!/usr/bin/python3
+"""Make a test clip of faces moving over a street scene, with the true face box of every frame.
+
+Background: vtest.avi (768x576, 10 fps, a fixed outdoor camera) from ../shared/faces/video,
+centre-cropped to the target aspect ratio (768x432 for 16:9: the top and bottom 72 rows go),
+scaled to the target size and shown at the target rate by repeating each source frame
+(three times at 30 fps); it loops after 79.5 s.
+
+Faces: crops of the FDDB dev photos in ../shared/faces/dev. A face is eligible when its label
+box is at least 40 px wide in the photo, at least 10% of its width away from the photo's
+edges, and no other labeled face of the same photo reaches into its crop (the label box plus
+25% of its width and height on each side, clipped to the photo). Each face's crop is pasted
+with an elliptical alpha: opaque over the label box's inscribed ellipse grown by 10%, fading
+smoothly to nothing at 1.5 times its radii and near the crop's border, so no rectangle shows.
+
+Each face gets a target width drawn log-uniformly from 48-220 px (so about 46% fall in
+48-96, 34% in 96-160, 20% above 160), then a photo drawn uniformly among the eligible faces
+at least a third of that width (the crop is never enlarged more than 3x), without
+repetition until the pool runs out. Its path: it enters from an edge (left or right 35%
+each, top or bottom 15% each), moves in a straight line to a point inside the frame at
+20-300 px/s, stops there for 1-4 s (70% of faces; the rest walk on at once), then leaves
+through an edge (the opposite one 60% of the time) at 20-300 px/s. Three faces are already
+under way at the start; then one arrives every 2.5 s on average, with at most 6 in view.
+Later faces are drawn over earlier ones. Everything comes from --seed, and the schedule
+does not depend on --seconds: a shorter clip is the first part of a longer one.
+
+Output: an H.264 MP4 (libx264, CRF 16 by default, yuv420p) and beside it
+NAME.truth.jsonl: a first line {"meta": {...}}, then one line per frame:
+{"frame": i, "faces": [{"id", "x", "y", "w", "h", "width", "visible", "full"}]} where x, y,
+w, h is the face's label box mapped into the frame and clipped to it, "full" the same box
+unclipped ([x, y, w, h], fractional), "width" its width, and "visible" the share of the
+unclipped box that is inside the frame and not covered by a face drawn over it. Only faces with some part in the frame are listed.
+
+Usage: bench/moving_faces.py --size 1280x720 --fps 30 --seconds 60 --seed 1 --out DIR/clip.mp4
+       (--faces-off writes the background alone, with an empty truth, for false-mask runs)
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+
+import cv2
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEFAULT_FACES = os.path.normpath(os.path.join(HERE, "..", "..", "shared", "faces"))
+
+MIN_LABEL_WIDTH = 40
+MARGIN = 0.25           # crop margin on each side, as a share of the label's width/height
+WIDTH_RANGE = (48.0, 220.0)
+MAX_UPSCALE = 3.0
+SPEED_RANGE = (20.0, 300.0)
+STOP_PROBABILITY = 0.7
+STOP_RANGE = (1.0, 4.0)
+INITIAL_FACES = 3
+MEAN_GAP = 2.5
+MAX_IN_VIEW = 6
+
+
+def parse_size(text):
+    w, h = text.lower().split("x")
+    return int(w), int(h)
+
+
+def load_labels(faces_dir):
+    by_image = {}
+    with open(os.path.join(faces_dir, "dev", "labels.csv")) as f:
+        for row in csv.DictReader(f):
+            box = tuple(int(float(row[k])) for k in ("x", "y", "w", "h"))
+            by_image.setdefault(row["image"], []).append(box)
+    return by_image
+
+
+def crop_rect(box, shape):
+    x, y, w, h = box
+    mx, my = w * MARGIN, h * MARGIN
+    x0 = max(0, int(math.floor(x - mx)))
+    y0 = max(0, int(math.floor(y - my)))
+    x1 = min(shape[1], int(math.ceil(x + w + mx)))
+    y1 = min(shape[0], int(math.ceil(y + h + my)))
+    return x0, y0, x1, y1
+
+
+def eligible_faces(faces_dir, labels):
+    """(image, box) of every face usable as a pasted face, in a fixed order."""
+    out = []
+    for image in sorted(labels):
+        boxes = labels[image]
+        candidates = [b for b in boxes if b[2] >= MIN_LABEL_WIDTH]
+        if not candidates:
+            continue
+        shape = cv2.imread(os.path.join(faces_dir, "dev", "images", image)).shape
+        for box in candidates:
+            x, y, w, h = box
+            edge = 0.10 * w
+            if x < edge or y < edge or x + w > shape[1] - edge or y + h > shape[0] - edge:
+                continue
+            x0, y0, x1, y1 = crop_rect(box, shape)
+            clash = False
+            for other in boxes:
+                if other is box:
+                    continue
+                ox, oy, ow, oh = other
+                if ox < x1 and ox + ow > x0 and oy < y1 and oy + oh > y0:
+                    clash = True
+                    break
+            if not clash:
+                out.append((image, box))
+    return out
+
+
+def face_sprite(faces_dir, image, box, target_width):
+    """The crop scaled so the label box is target_width wide: BGR float32, alpha float32, and
+    the label box's offset and size inside the sprite."""
+    photo = cv2.imread(os.path.join(faces_dir, "dev", "images", image))
+    x0, y0, x1, y1 = crop_rect(box, photo.shape)
+    crop = photo[y0:y1, x0:x1]
+    x, y, w, h = box
+    scale = target_width / w
+    sw, sh = max(1, round((x1 - x0) * scale)), max(1, round((y1 - y0) * scale))
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
+    sprite = cv2.resize(crop, (sw, sh), interpolation=interp).astype(np.float32)
+    # Label box inside the sprite.
+    bx, by, bw, bh = (x - x0) * scale, (y - y0) * scale, w * scale, h * scale
+    cx, cy = bx + bw / 2, by + bh / 2
+    yy, xx = np.mgrid[0:sh, 0:sw].astype(np.float32)
+    rho = np.sqrt(((xx + 0.5 - cx) / (bw / 2)) ** 2 + ((yy + 0.5 - cy) / (bh / 2)) ** 2)
+    t = np.clip((1.5 - rho) / (1.5 - 1.1), 0, 1)
+    alpha = t * t * (3 - 2 * t)
+    # Fade near the crop's own border too (where the photo's edge clipped the margin).
+    feather = max(2.0, 0.08 * bw)
+    dist = np.minimum(np.minimum(xx + 0.5, sw - xx - 0.5), np.minimum(yy + 0.5, sh - yy - 0.5))
+    e = np.clip(dist / feather, 0, 1)
+    alpha *= e * e * (3 - 2 * e)
+    return sprite, alpha, (bx, by, bw, bh)
+
+
+class Track:
+    """A face's path: a list of (t, cx, cy) waypoints of the label box's centre, moving in
+    straight lines between them."""
+
+    def __init__(self, fid, start, points, image, box, width, height):
+        self.id, self.start, self.points = fid, start, points
+        self.image, self.box, self.width, self.height = image, box, width, height
+        self.end = points[-1][0]
+
+    def centre(self, t):
+        pts = self.points
+        if t <= pts[0][0]:
+            return pts[0][1], pts[0][2]
+        for (t0, x0, y0), (t1, x1, y1) in zip(pts, pts[1:]):
+            if t <= t1:
+                f = 0.0 if t1 == t0 else (t - t0) / (t1 - t0)
+                return x0 + f * (x1 - x0), y0 + f * (y1 - y0)
+        return pts[-1][1], pts[-1][2]
+
+
+def edge_point(rng, edge, fw, fh, w, h):
+    """A point just outside the frame on the given edge, for a box of w x h centred there."""
+    if edge in ("left", "right"):
+        y = rng.uniform(h / 2, fh - h / 2) if fh > h else fh / 2
+        x = -w / 2 - 2 if edge == "left" else fw + w / 2 + 2
+    else:
+        x = rng.uniform(w / 2, fw - w / 2) if fw > w else fw / 2
+        y = -h / 2 - 2 if edge == "top" else fh + h / 2 + 2
+    return x, y
+
+
+OPPOSITE = {"left": "right", "right": "left", "top": "bottom", "bottom": "top"}
+EDGES = ["left", "right", "top", "bottom"]
+EDGE_WEIGHTS = [0.35, 0.35, 0.15, 0.15]
+
+
+def make_schedule(rng, pool, fw, fh, seconds):
+    """Tracks of every face that is in view at some time before `seconds`. The draws do not
+    depend on `seconds`, so a shorter clip is a prefix of a longer one."""
+    tracks = []
+    unused = list(range(len(pool)))
+    t_next = 0.0
+    fid = 0
+    while True:
+        if fid < INITIAL_FACES:
+            start = -rng.uniform(1.0, 5.0)
+        else:
+            t_next += rng.exponential(MEAN_GAP)
+            start = t_next
+            # At most MAX_IN_VIEW faces at once: wait for the earliest one to leave.
+            while True:
+                active = sorted(tr.end for tr in tracks if tr.start <= start < tr.end)
+                if len(active) < MAX_IN_VIEW:
+                    break
+                start = active[0]
+            t_next = start
+        if start >= seconds:
+            break
+        lo, hi = math.log(WIDTH_RANGE[0]), math.log(WIDTH_RANGE[1])
+        width = math.exp(rng.uniform(lo, hi))
+        fitting = [i for i in unused if pool[i][1][2] * MAX_UPSCALE >= width]
+        if not fitting:
+            unused = list(range(len(pool)))
+            fitting = [i for i in unused if pool[i][1][2] * MAX_UPSCALE >= width]
+        pick = fitting[int(rng.integers(len(fitting)))]
+        unused.remove(pick)
+        image, box = pool[pick]
+        height = width * box[3] / box[2]
+        entry = EDGES[rng.choice(4, p=EDGE_WEIGHTS)]
+        exit_edge = OPPOSITE[entry] if rng.uniform() < 0.6 else EDGES[int(rng.integers(4))]
+        x0, y0 = edge_point(rng, entry, fw, fh, width, height)
+        sx = rng.uniform(width / 2, max(width / 2 + 1, fw - width / 2))
+        sy = rng.uniform(height / 2, max(height / 2 + 1, fh - height / 2))
+        x2, y2 = edge_point(rng, exit_edge, fw, fh, width, height)
+        v1, v2 = rng.uniform(*SPEED_RANGE), rng.uniform(*SPEED_RANGE)
+        stop = rng.uniform(*STOP_RANGE) if rng.uniform() < STOP_PROBABILITY else 0.0
+        t1 = start + math.hypot(sx - x0, sy - y0) / v1
+        t2 = t1 + stop
+        t3 = t2 + math.hypot(x2 - sx, y2 - sy) / v2
+        points = [(start, x0, y0), (t1, sx, sy), (t2, sx, sy), (t3, x2, y2)]
+        tracks.append(Track(fid, start, points, image, box, width, height))
+        fid += 1
+    return tracks
+
+
+class Background:
+    """vtest.avi, centre-cropped to the target aspect, scaled, and repeated to the target rate."""
+
+    def __init__(self, path, fw, fh, fps):
+        self.path, self.fw, self.fh, self.fps = path, fw, fh, fps
+        self.cap = cv2.VideoCapture(path)
+        self.src_fps = self.cap.get(cv2.CAP_PROP_FPS) or 10.0
+        self.count = int(self.cap.get(cv2.CAP_PROP_FRAME_COUNT))
+        self.pos = -1
+        self.frame = None
+
+    def _crop(self, img):
+        h, w = img.shape[:2]
+        target = self.fw / self.fh
+        if w / h > target:
+            cw = round(h * target)
+            x0 = (w - cw) // 2
+            img = img[:, x0:x0 + cw]
+        else:
+            ch = round(w / target)
+            y0 = (h - ch) // 2
+            img = img[y0:y0 + ch]
+        return cv2.resize(img, (self.fw, self.fh), interpolation=cv2.INTER_LINEAR)
+
+    def at(self, index):
+        src = int(math.floor(index * self.src_fps / self.fps + 1e-9)) % self.count
+        if src != self.pos:
+            if src != self.pos + 1:
+                self.cap.release()
+                self.cap = cv2.VideoCapture(self.path)
+                self.pos = -1
+            while self.pos < src:
+                ok, img = self.cap.read()
+                if not ok:
+                    raise RuntimeError(f"could not read frame {self.pos + 1} of {self.path}")
+                self.pos += 1
+            self.frame = self._crop(img)
+        return self.frame
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--size", default="1280x720")
+    ap.add_argument("--fps", type=float, default=30.0)
+    ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", required=True, help="output .mp4; the truth goes to NAME.truth.jsonl beside it")
+    ap.add_argument("--faces-dir", default=DEFAULT_FACES)
+    ap.add_argument("--faces-off", action="store_true", help="background only (no faces), empty truth")
+    ap.add_argument("--crf", type=int, default=16)
+    ap.add_argument("--preset", default="fast")
+    args = ap.parse_args()
+
+    fw, fh = parse_size(args.size)
+    frames = int(round(args.seconds * args.fps))
+    rng = np.random.default_rng(args.seed)
+    tracks = []
+    if not args.faces_off:
+        labels = load_labels(args.faces_dir)
+        pool = eligible_faces(args.faces_dir, labels)
+        tracks = make_schedule(rng, pool, fw, fh, args.seconds)
+    sprites = {}
+    for tr in tracks:
+        sprites[tr.id] = face_sprite(args.faces_dir, tr.image, tr.box, tr.width)
+
+    out = os.path.abspath(args.out)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    truth_path = os.path.splitext(out)[0] + ".truth.jsonl"
+    tmp_video, tmp_truth = out + ".part.mp4", truth_path + ".part"
+    enc = subprocess.Popen(
+        ["ffmpeg", "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "bgr24", "-s", f"{fw}x{fh}",
+         "-r", f"{args.fps:g}", "-i", "-", "-c:v", "libx264", "-preset", args.preset, "-crf", str(args.crf),
+         "-pix_fmt", "yuv420p", "-movflags", "+faststart", tmp_video],
+        stdin=subprocess.PIPE)
+    bg = Background(os.path.join(args.faces_dir, "video", "vtest.avi"), fw, fh, args.fps)
+    meta = {
+        "size": [fw, fh], "fps": args.fps, "frames": frames, "seed": args.seed, "seconds": args.seconds,
+        "faces_off": args.faces_off, "background": "vtest.avi centre-cropped to aspect, scaled, frames repeated",
+        "faces": [{"id": tr.id, "image": tr.image, "label": list(tr.box), "width": round(tr.width, 1),
+                   "start": round(tr.start, 3), "end": round(tr.end, 3),
+                   "path": [[round(v, 2) for v in p] for p in tr.points]} for tr in tracks],
+    }
+    with open(tmp_truth, "w") as truth:
+        truth.write(json.dumps({"meta": meta}) + "\n")
+        for i in range(frames):
+            t = i / args.fps
+            frame = bg.at(i).copy()
+            owner = np.full((fh, fw), -1, np.int32)   # topmost opaque face per pixel
+            placed = []
+            for tr in tracks:
+                if not (tr.start <= t <= tr.end):
+                    continue
+                sprite, alpha, (bx, by, bw, bh) = sprites[tr.id]
+                cx, cy = tr.centre(t)
+                ox = int(round(cx - (bx + bw / 2)))
+                oy = int(round(cy - (by + bh / 2)))
+                sh, sw = alpha.shape
+                x0, y0 = max(0, ox), max(0, oy)
+                x1, y1 = min(fw, ox + sw), min(fh, oy + sh)
+                if x1 <= x0 or y1 <= y0:
+                    continue
+                a = alpha[y0 - oy:y1 - oy, x0 - ox:x1 - ox, None]
+                region = frame[y0:y1, x0:x1].astype(np.float32)
+                region = region * (1 - a) + a * sprite[y0 - oy:y1 - oy, x0 - ox:x1 - ox]
+                frame[y0:y1, x0:x1] = np.clip(region + 0.5, 0, 255).astype(np.uint8)
+                owner[y0:y1, x0:x1][a[:, :, 0] >= 0.5] = tr.id
+                # Label box in the frame (unclipped, then clipped).
+                lx, ly = ox + bx, oy + by
+                placed.append((tr, lx, ly, bw, bh))
+            faces = []
+            for tr, lx, ly, bw, bh in placed:
+                x0, y0 = max(0, int(round(lx))), max(0, int(round(ly)))
+                x1, y1 = min(fw, int(round(lx + bw))), min(fh, int(round(ly + bh)))
+                if x1 <= x0 or y1 <= y0:
+                    continue
+                box_owner = owner[y0:y1, x0:x1]
+                covered = np.count_nonzero((box_owner >= 0) & (box_owner != tr.id))
+                visible = ((x1 - x0) * (y1 - y0) - covered) / max(1.0, bw * bh)
+                faces.append({"id": tr.id, "x": x0, "y": y0, "w": x1 - x0, "h": y1 - y0,
+                              "width": round(bw, 1), "visible": round(min(1.0, visible), 3),
+                              "full": [round(lx, 1), round(ly, 1), round(bw, 1), round(bh, 1)]})
+            truth.write(json.dumps({"frame": i, "faces": faces}) + "\n")
+            enc.stdin.write(frame.tobytes())
+    enc.stdin.close()
+    if enc.wait() != 0:
+        sys.exit("ffmpeg failed")
+    os.replace(tmp_video, out)
+    os.replace(tmp_truth, truth_path)
+    print(json.dumps({"clip": out, "truth": truth_path, "frames": frames, "faces": len(tracks)}))
+
+
+if __name__ == "__main__":
+    main()
