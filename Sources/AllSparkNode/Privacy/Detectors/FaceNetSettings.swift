@@ -38,13 +38,14 @@ public struct FaceNetSettings: Sendable, Equatable {
     }
 
     /// The net's input size for a region `width` x `height`: at most `maxDetectionWidth`
-    /// wide, the region's aspect kept, both sides rounded up to a multiple of 32 as the
-    /// net requires.
+    /// wide, the region's aspect kept, both sides rounded to the nearest multiple of 32 as
+    /// the net requires (720p searched at 640x352, not 640x384: 8% less work for a 2%
+    /// squash the net does not notice).
     func inputSize(forWidth width: Int, height: Int) -> (width: Int, height: Int) {
         let scaledWidth = min(width, maxDetectionWidth)
         let scaledHeight = max(1, Int((Double(height) * Double(scaledWidth) / Double(width)).rounded()))
-        return (Self.roundedUpTo32(scaledWidth), Self.roundedUpTo32(scaledHeight))
+        return (Self.roundedTo32(scaledWidth), Self.roundedTo32(scaledHeight))
     }
 
-    private static func roundedUpTo32(_ value: Int) -> Int { (value + 31) / 32 * 32 }
+    private static func roundedTo32(_ value: Int) -> Int { max(32, (value + 16) / 32 * 32) }
 }
