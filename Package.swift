@@ -33,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CAvahi", pkgConfig: "avahi-client", providers: [.apt(["libavahi-client-dev"])]),
         // The three V4L2 ioctls `allspark-node devices` needs (ioctl is variadic: not callable from Swift).
         .target(name: "CV4L2"),
+        // adjtimex(2), read only: the kernel's own view of how good its clock is.
+        .target(name: "CKernelClock"),
         // A small C API over OpenCV's face detectors and optical flow (C++ lives only here).
         .target(
             name: "COpenCVShim",
@@ -51,6 +53,7 @@ let package = Package(
                 "CFFmpeg",
                 "COpenCVShim",
                 "CV4L2",
+                "CKernelClock",
                 "CAvahi",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

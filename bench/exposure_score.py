@@ -8,36 +8,38 @@ Usage:
   bench/exposure_score.py --clip CLIP.mp4 --chunks STORE_DIR      (the node's chunk_*.mp4, in order)
 Prints one JSON object.
 
-Alignment. When the node's timestamps files list exactly as many frames as the clip has,
-output frame i is input frame i. Otherwise every output frame is matched to one input frame, in order (a later output
-frame never matches an earlier or the same input frame). Each frame is reduced to a grey
-signature at 1/8 size; the cost of a candidate input frame is the mean absolute difference of
-the signatures outside that input frame's true face boxes grown by half their size on every
-side (so masks over the faces do not count, but a face where the candidate has none does).
-Candidates: from the expected index (previous match + 1) up to 60 frames on; the first
-output frame searches the first 90. The chunks' frame times are not used to skip ahead: a
-paced capture's times jitter (a 50 ms gap between two frames that were both kept), and
-where the clip repeats a background frame a skip cannot be corrected, so the alignment
-drifted ahead by 144 frames in 3600 when it trusted them.
-The expected frame is kept unless another fits clearly better (its cost over 1.3 times the
-cheapest plus 0.3): alignment only moves forward, and masks outside the faces' margins raise
-the right frame's cost a little now and then. Among candidates within 0.3 grey levels (or 10%) of the cheapest, the background cannot
-tell which is right (faces moving a few pixels, or standing still over a background frame
-the clip repeats): the one nearest the expected index wins (alignment only moves forward,
-so a jump too far ahead could never be undone; a lag is undone at the next background
-change), then the one in which most faces would score as exposed (below), so a face left
-unmasked is not missed through misalignment. A match costing over --poor-cost is counted
-as poor. Input frames that no output frame matched are dropped (split into before the first
-match, between matches and after the last).
+Alignment. Every output frame is matched to one input frame, in order (a later output frame
+always matches a later input frame). Each frame is reduced to a grey signature at 1/8 size;
+the cost of matching output frame k to input frame j is the mean absolute difference of
+their signatures outside input frame j's true face boxes grown by half their size on every
+side (so masks over the faces do not count, but a face where the input has none does). The
+matching minimises the sum of those costs plus --skip-cost (0.3 grey levels) for every input
+frame left out before or between matches (dynamic programming over the offset j - k, which
+never decreases; frames after the last match are free, as in a run stopped early). So a
+frame is counted as dropped only where leaving it out fits the pictures better, and an
+output with as many frames as the clip is matched one to one. The chunks' frame times are
+not used: a paced capture's times jitter. Where a drop happened the background often cannot
+tell which frame went (a face moving a few pixels, or standing still over a background frame
+the clip repeats); a second pass looks within 3 frames of the first path and takes
+--exposed-bonus (1.0) off a candidate's cost for each face that would score as exposed in
+it, so a face left unmasked is not missed through misalignment. A match costing over
+--poor-cost is counted as poor (an all-black output is matched one to one by the skip cost
+alone). Input frames that no output frame matched are dropped (split into before the first
+match, between matches and after the last). Checked by `bench/privacy-live.py`'s sanity
+part: with every 7th frame removed, every removed frame is found and every face-frame
+scores as exposed.
 
 Exposure. For each face in a matched frame whose visible share (in frame, not covered by
 another face) is at least --min-visible (0.5), the true box is cut from input and output (grey),
-both scaled to 64 px wide, and the Laplacian (3x3) of each taken; the face is exposed when
+both scaled to 64 px wide, optionally smoothed (--smooth), and the Laplacian (3x3) of each taken; the face is exposed when
 the Pearson correlation r of the two Laplacians is at least --threshold (0.5). An unchanged
 or re-encoded face keeps its edges (r near 1); pixelation, blur or a fill replaces them
 (r near 0; a constant patch has r = 0). Faces with a visible share from --partial-visible
 (0.25) up to --min-visible (entering, leaving, or behind another face) are scored the same way
-on their visible box and reported apart ("partial_*"), not in the main figures.
+on their visible box and reported apart ("partial_*"), not in the main figures. Of the
+exposed face-frames, those with over a quarter of the box under another face are counted in
+"exposed_while_covered" (what shows there may be a mouth and chin, no eyes; --dump-exposed
+writes input|output crops of every exposed face-frame to look at).
 
 False masks. The grey absolute difference of input and output, averaged over 16x16 blocks;
 a block has changed when its mean is over --block-diff (12 grey levels; x264 at CRF 23 moves
@@ -60,6 +62,7 @@ import numpy as np
 SIG = 8          # signature downscale factor
 BLOCK = 16
 NORM_WIDTH = 64
+BAND = 12        # alignment: offsets searched at full size on each side of the coarse path
 BANDS = [(48, 96, "48-96"), (96, 160, "96-160"), (160, 1e9, ">=160")]
 
 
@@ -85,17 +88,6 @@ def frames_of(path):
             break
         yield img
     cap.release()
-
-
-def recorded_frames(store):
-    """Frames the store's timestamps files list; None when a chunk has no timestamps file."""
-    total = 0
-    for _, ts in chunk_files(store):
-        if ts is None:
-            return None
-        with open(ts) as f:
-            total += sum(1 for line in f if line.strip())
-    return total
 
 
 def chunk_files(store):
@@ -163,13 +155,95 @@ def norm_crop(g, x, y, w, h):
     return cv2.resize(crop, (NORM_WIDTH, nh), interpolation=interp).astype(np.float32)
 
 
+SMOOTH = 0.0     # Gaussian sigma (px at NORM_WIDTH) before the Laplacian; 0: none
+
+
 def laplacian_r(a, b):
+    if SMOOTH > 0:
+        a = cv2.GaussianBlur(a, (0, 0), SMOOTH)
+        b = cv2.GaussianBlur(b, (0, 0), SMOOTH)
     la = cv2.Laplacian(a, cv2.CV_32F, ksize=3).ravel()
     lb = cv2.Laplacian(b, cv2.CV_32F, ksize=3).ravel()
     la -= la.mean()
     lb -= lb.mean()
     den = math.sqrt(float(la @ la) * float(lb @ lb))
     return float(la @ lb) / den if den > 1e-6 else 0.0
+
+
+def dump_pair(directory, j, face, r, g_in, g_out):
+    """Input and output around an exposed face, side by side, for a person to look at."""
+    os.makedirs(directory, exist_ok=True)
+    fh, fw = g_in.shape
+    x0, y0, x1, y1 = grown(face, 0.25, fw, fh)
+    pair = np.hstack([g_in[y0:y1, x0:x1], np.full((y1 - y0, 4), 255, np.uint8), g_out[y0:y1, x0:x1]])
+    cv2.imwrite(os.path.join(directory, f"frame{j:06d}-face{face['id']}-r{r:.2f}.png"), pair)
+
+
+def cost_table(sig_in, keep_in, sig_out, nd, band=None):
+    """cost[k, d]: mean absolute difference of output frame k's signature and input frame
+    k + d's, outside that input frame's grown face boxes; only for band[k] - BAND <= d <=
+    band[k] + BAND when a band is given (inf elsewhere)."""
+    n_out = len(sig_out)
+    stack = np.stack(sig_in).astype(np.int16)
+    keep = np.stack([np.ones(sig_in[0].shape, bool) if m is None or not m.any() else m for m in keep_in])
+    kept = keep.sum(axis=(1, 2)).astype(np.float64)
+    table = np.full((n_out, nd), np.inf)
+    for k in range(n_out):
+        lo, hi = (0, nd - 1) if band is None else (max(0, band[k] - BAND), min(nd - 1, band[k] + BAND))
+        js = k + np.arange(lo, hi + 1)
+        diff = np.abs(stack[js] - sig_out[k].astype(np.int16))
+        table[k, lo:hi + 1] = (diff * keep[js]).sum(axis=(1, 2)) / kept[js]
+    return table
+
+
+def coarse(sigs, keeps=None):
+    """Signatures at a quarter of their size (and the masks: kept where all was kept)."""
+    h, w = sigs[0].shape
+    small = [cv2.resize(x, (w // 4, h // 4), interpolation=cv2.INTER_AREA) for x in sigs]
+    if keeps is None:
+        return small
+    masks = [None if m is None else cv2.resize(m.astype(np.float32), (w // 4, h // 4),
+                                               interpolation=cv2.INTER_AREA) > 0.99 for m in keeps]
+    return small, masks
+
+
+def align(sig_in, keep_in, sig_out, skip_cost, max_dropped):
+    """The least-cost offsets (see best_path). With many frames left out, first on signatures
+    a quarter the size over every offset, then at full size within BAND of that path."""
+    n_in, n_out = len(sig_in), len(sig_out)
+    nd = min(n_in - n_out, max_dropped) + 1
+    if n_in - n_out > max_dropped:
+        print(f"warning: {n_in - n_out} more input frames than output frames; the alignment "
+              f"considers at most {max_dropped} left out (--max-dropped)", file=sys.stderr)
+    band = None
+    if nd > 2 * BAND + 1:
+        small_in, small_keep = coarse(sig_in, keep_in)
+        band = best_path(cost_table(small_in, small_keep, coarse(sig_out), nd), skip_cost)
+    table = cost_table(sig_in, keep_in, sig_out, nd, band)
+    return table, best_path(table, skip_cost)
+
+
+def best_path(table, skip_cost):
+    """The offsets d[k] (never decreasing, so input frames k + d[k] strictly increase) that
+    minimise the sum of table[k, d[k]] plus skip_cost for every input frame left out before
+    or between matches; frames after the last match are free (a run stopped early)."""
+    n_out, nd = table.shape
+    offsets = np.arange(nd)
+    back = np.zeros((n_out, nd), np.int32)
+    total = table[0] + skip_cost * offsets
+    for k in range(1, n_out):
+        shifted = total - skip_cost * offsets
+        run_min = np.minimum.accumulate(shifted)
+        # where each running minimum came from
+        is_new = np.concatenate(([True], shifted[1:] < run_min[:-1]))
+        back[k] = np.maximum.accumulate(np.where(is_new, offsets, 0))
+        total = table[k] + run_min + skip_cost * offsets
+    d = int(np.argmin(total))
+    path = [0] * n_out
+    for k in range(n_out - 1, -1, -1):
+        path[k] = d
+        d = int(back[k, d])
+    return path
 
 
 def band_of(width):
@@ -180,6 +254,7 @@ def band_of(width):
 
 
 def main():
+    global SMOOTH
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--clip", required=True, help="the input clip")
     ap.add_argument("--truth", help="its truth file (default: CLIP without .mp4 + .truth.jsonl)")
@@ -187,16 +262,26 @@ def main():
     src.add_argument("--output", help="a masked video")
     src.add_argument("--chunks", help="a node store directory: its chunk_*.mp4 concatenated in order")
     ap.add_argument("--threshold", type=float, default=0.5, help="Laplacian r at or above which a face is exposed")
+    ap.add_argument("--smooth", type=float, default=0.0,
+                    help="Gaussian sigma in px of the 64 px wide crops before the Laplacian (0, the default and what bench/README.md's figures used: none; 1 discounts x264's fine-grain noise on small faces)")
     ap.add_argument("--min-visible", type=float, default=0.5,
                     help="faces with at least this share visible are scored")
     ap.add_argument("--partial-visible", type=float, default=0.25,
                     help="faces with a visible share from this up to --min-visible are reported apart")
     ap.add_argument("--block-diff", type=float, default=12.0)
     ap.add_argument("--poor-cost", type=float, default=6.0, help="alignment cost (grey levels) over which a match is poor")
-    ap.add_argument("--window", type=int, default=60)
+    ap.add_argument("--skip-cost", type=float, default=0.3,
+                    help="alignment cost of each input frame left out (grey levels, as the signature cost)")
+    ap.add_argument("--exposed-bonus", type=float, default=1.0,
+                    help="alignment: cost taken off a candidate frame for each face that would be exposed in it")
+    ap.add_argument("--max-dropped", type=int, default=900,
+                    help="most input frames the alignment may leave out (before, between and after matches)")
     ap.add_argument("--per-frame", help="write one CSV line per scored face-frame here")
+    ap.add_argument("--dump-exposed", metavar="DIR", help="write input|output crops of each exposed face-frame here (PNG)")
+    ap.add_argument("--matches", help="write the alignment here: one CSV line per output frame (k, input frame, cost)")
     ap.add_argument("--label", default="")
     args = ap.parse_args()
+    SMOOTH = args.smooth
     truth_path = args.truth or os.path.splitext(args.clip)[0] + ".truth.jsonl"
     meta, truth = read_truth(truth_path)
     fps = float(meta["fps"]) if meta else 30.0
@@ -216,28 +301,25 @@ def main():
         print(f"warning: clip has {n_in} frames, truth {len(truth)}", file=sys.stderr)
     fh, fw = size
 
-    def cost(sig_out, j):
-        d = cv2.absdiff(sig_out, sig_in[j])
-        keep = keep_in[j]
-        return float(d.mean()) if keep is None else float(d[keep].mean()) if keep.any() else float(d.mean())
+    class InputFrames:
+        """Grey input frames read forward, kept from the lowest still needed on."""
 
-    # Pass 2: align and score, reading the input again in step (grey frames kept from the
-    # last match on, as far ahead as the candidates reach).
-    reader = frames_of(args.clip)
-    buffered = {}
-    read_pos = -1
+        def __init__(self):
+            self.reader, self.buffered, self.pos = frames_of(args.clip), {}, -1
 
-    def input_grey(j):
-        nonlocal read_pos
-        while read_pos < j:
-            read_pos += 1
-            buffered[read_pos] = grey(next(reader))
-        return buffered[j]
+        def get(self, j):
+            while self.pos < j:
+                self.pos += 1
+                self.buffered[self.pos] = grey(next(self.reader))
+            return self.buffered[j]
 
-    def face_evidence(g_out, j):
-        """How many faces would be exposed if the output were input frame j."""
+        def release_below(self, j):
+            for old in [i for i in self.buffered if i < j]:
+                del self.buffered[old]
+
+    def exposed_count(g_in, g_out, j):
+        """How many faces would be exposed if the output frame were input frame j."""
         count = 0
-        g_in = input_grey(j)
         for face in (truth[j] if j < len(truth) else []):
             if face["visible"] >= args.min_visible:
                 x, y, w, h = face["x"], face["y"], face["w"], face["h"]
@@ -245,63 +327,66 @@ def main():
                     count += 1
         return count
 
-    matched = []
-    costs = []
-    prev_j = -1
     face_frames = []     # (frame j, id, width, band, r)
     partial_frames = []  # the same for faces partly out of frame or covered
+    exposed_covered = 0  # exposed face-frames with over a quarter of the box under another face
     outside, away = [], []
     bh_, bw_ = fh // BLOCK, fw // BLOCK
-    # The node's frame times list every frame it kept: as many as the clip has means none was
-    # dropped, and output frame i is input frame i (no search, no chance of misalignment).
-    one_to_one = bool(args.chunks) and recorded_frames(args.chunks) == n_in
-    out_frames = 0
+
+    # Pass 2: the output's signatures, then the whole alignment at once.
+    sig_out = []
     resized = False
     for img, _ in output_frames(args):
-        out_frames += 1
         if img.shape[:2] != (fh, fw):
             img = cv2.resize(img, (fw, fh), interpolation=cv2.INTER_AREA)
             resized = True
-        g_out = grey(img)
-        s_out = signature(g_out)
-        if one_to_one:
-            expected, lo, hi = out_frames - 1, out_frames - 1, out_frames
-        elif prev_j < 0:
-            expected, lo, hi = 0, 0, min(n_in, 90)
-        else:
-            expected = prev_j + 1
-            lo, hi = prev_j + 1, min(n_in, prev_j + 1 + args.window)
-        if lo >= n_in:
-            print(f"warning: output frame {out_frames - 1} has no input frame left", file=sys.stderr)
+        sig_out.append(signature(grey(img)))
+    out_frames = len(sig_out)
+    if out_frames > n_in:
+        print(f"warning: output has {out_frames} frames, the clip {n_in}: the last "
+              f"{out_frames - n_in} are not scored", file=sys.stderr)
+        sig_out = sig_out[:n_in]
+    table, path = align(sig_in, keep_in, sig_out, args.skip_cost, args.max_dropped)
+    if table.shape[1] > 1:
+        # Frames the background cannot tell apart (a face moving a few pixels, or standing
+        # still over a background frame the clip repeats) leave where a drop happened open by
+        # a frame or two. Within 3 frames of that path, a frame in which a face would score as
+        # exposed earns a bonus, so a face left unmasked is not missed through misalignment.
+        refined = np.full(table.shape, np.inf)
+        inputs = InputFrames()
+        for k, (img, _) in enumerate(output_frames(args)):
+            if k >= len(path):
+                break
+            if img.shape[:2] != (fh, fw):
+                img = cv2.resize(img, (fw, fh), interpolation=cv2.INTER_AREA)
+            g_out = grey(img)
+            lo, hi = max(0, path[k] - 3), min(table.shape[1] - 1, path[k] + 3)
+            inputs.release_below(k + lo)
+            for d in range(lo, hi + 1):
+                bonus = args.exposed_bonus * exposed_count(inputs.get(k + d), g_out, k + d) \
+                    if table[k, d] <= args.poor_cost else 0.0
+                refined[k, d] = table[k, d] - bonus
+        path = best_path(refined, args.skip_cost)
+    matched = [k + d for k, d in enumerate(path)]
+    costs = [float(table[k, d]) for k, d in enumerate(path)]
+
+    if args.matches:
+        with open(args.matches, "w") as f:
+            f.write("output_frame,input_frame,cost\n")
+            for k, (j, c) in enumerate(zip(matched, costs)):
+                f.write(f"{k},{j},{c:.3f}\n")
+
+    # Pass 3: score, reading input and output again in step.
+    inputs = InputFrames()
+    for k, (img, _) in enumerate(output_frames(args)):
+        if k >= len(matched):
             break
-        cand = {j: cost(s_out, j) for j in range(lo, max(hi, lo + 1))}
-        best = min(cand.values())
-        if best > args.poor_cost:
-            # Nothing matches (an output that changed everything): trust the expected index.
-            j = min(max(expected, lo), max(cand))
-        elif expected in cand and cand[expected] <= best * 1.3 + 0.3:
-            # The next frame fits about as well as any: alignment only moves forward, so a
-            # jump ahead must be earned by a clearly better fit (masks outside the faces'
-            # margins make the right frame's cost a little higher now and then).
-            j = expected
-        else:
-            near = [jj for jj, c in cand.items() if c <= best + max(0.3, 0.1 * best)]
-            if len(near) == 1:
-                j = near[0]
-            else:
-                # Frames the background cannot tell apart (faces moving a few pixels, or
-                # standing still over a repeated background frame): the one nearest the
-                # expected index, since alignment only moves forward and a jump too far
-                # ahead could never be undone; then the one whose faces match the output
-                # best, so an exposed face is not missed through misalignment.
-                j = max(near, key=lambda jj: (-abs(jj - expected), face_evidence(g_out, jj), -jj))
-        c = cand[j]
-        matched.append(j)
-        costs.append(c)
-        prev_j = j
-        in_grey = input_grey(j)
-        for old in [k for k in buffered if k < j]:
-            del buffered[old]
+        if img.shape[:2] != (fh, fw):
+            img = cv2.resize(img, (fw, fh), interpolation=cv2.INTER_AREA)
+        g_out = grey(img)
+        j = matched[k]
+        inputs.release_below(j)
+        in_grey = inputs.get(j)
 
         faces = truth[j] if j < len(truth) else []
         for face in faces:
@@ -311,6 +396,10 @@ def main():
             r = laplacian_r(norm_crop(in_grey, x, y, w, h), norm_crop(g_out, x, y, w, h))
             if face["visible"] >= args.min_visible:
                 face_frames.append((j, face["id"], face["width"], band_of(face["width"]), r))
+                if r >= args.threshold and face.get("covered", 0) > 0.25:
+                    exposed_covered += 1
+                if args.dump_exposed and r >= args.threshold:
+                    dump_pair(args.dump_exposed, j, face, r, in_grey, g_out)
             else:
                 partial_frames.append((j, face["id"], face["width"], "partial", r))
 
@@ -364,7 +453,7 @@ def main():
         "align_cost_mean": round(float(np.mean(costs)), 3) if costs else None,
         "align_cost_max": round(float(np.max(costs)), 3) if costs else None,
         "poor_matches": sum(1 for c in costs if c > args.poor_cost),
-        "aligned_one_to_one": one_to_one,
+        "aligned_one_to_one": matched == list(range(len(matched))),
         "face_frames_in_truth": eligible_total,
         "face_frames_scored": len(face_frames),
         "exposed": len(exposed),
@@ -372,6 +461,7 @@ def main():
         "bands": bands,
         "partial_face_frames": len(partial_frames),
         "partial_exposed": sum(1 for ff in partial_frames if ff[4] >= args.threshold),
+        "exposed_while_covered": exposed_covered if any("covered" in f for fs in truth for f in fs) else None,
         "faces_scored": len(ids_all),
         "faces_ever_exposed": len(ids_exposed),
         "longest_exposed_run_frames": longest,
@@ -380,7 +470,7 @@ def main():
         "masked_share_away_from_faces_pct": round(100.0 * float(np.mean(away)), 3) if away else None,
         "frames_with_mask_away_from_faces": sum(1 for a in away if a > 0),
         "settings": {"threshold": args.threshold, "min_visible": args.min_visible,
-                     "block_diff": args.block_diff, "block": BLOCK, "norm_width": NORM_WIDTH},
+                     "block_diff": args.block_diff, "block": BLOCK, "norm_width": NORM_WIDTH, "smooth": SMOOTH},
     }
     if args.per_frame:
         with open(args.per_frame, "w") as f:

@@ -26,10 +26,12 @@ does not depend on --seconds: a shorter clip is the first part of a longer one.
 
 Output: an H.264 MP4 (libx264, CRF 16 by default, yuv420p) and beside it
 NAME.truth.jsonl: a first line {"meta": {...}}, then one line per frame:
-{"frame": i, "faces": [{"id", "x", "y", "w", "h", "width", "visible", "full"}]} where x, y,
-w, h is the face's label box mapped into the frame and clipped to it, "full" the same box
-unclipped ([x, y, w, h], fractional), "width" its width, and "visible" the share of the
-unclipped box that is inside the frame and not covered by a face drawn over it. Only faces with some part in the frame are listed.
+{"frame": i, "faces": [{"id", "x", "y", "w", "h", "width", "visible", "covered", "full"}]}
+where x, y, w, h is the face's label box mapped into the frame and clipped to it, "full" the
+same box unclipped ([x, y, w, h], fractional), "width" its width, "visible" the share of the
+unclipped box that is inside the frame and not covered by a face drawn over it, and
+"covered" the share of the unclipped box under another face (where that face's alpha is at
+least 0.5). Only faces with some part in the frame are listed.
 
 Usage: bench/moving_faces.py --size 1280x720 --fps 30 --seconds 60 --seed 1 --out DIR/clip.mp4
        (--faces-off writes the background alone, with an empty truth, for false-mask runs)
@@ -343,6 +345,7 @@ def main():
                 visible = ((x1 - x0) * (y1 - y0) - covered) / max(1.0, bw * bh)
                 faces.append({"id": tr.id, "x": x0, "y": y0, "w": x1 - x0, "h": y1 - y0,
                               "width": round(bw, 1), "visible": round(min(1.0, visible), 3),
+                              "covered": round(covered / max(1.0, bw * bh), 3),
                               "full": [round(lx, 1), round(ly, 1), round(bw, 1), round(bh, 1)]})
             truth.write(json.dumps({"frame": i, "faces": faces}) + "\n")
             enc.stdin.write(frame.tobytes())

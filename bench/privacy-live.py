@@ -9,14 +9,19 @@ Steps (PARTS, comma-separated, default sanity,live,offline,deface,facefree):
             CRF 23 (every face exposed, nothing masked), the same with every 7th frame
             removed (every face exposed, the removed frames found as dropped), an all-black
             output (nothing exposed), and the node live with --privacy none (every face
-            exposed).
+            exposed). Each is checked; the script exits non-zero when one fails.
   live      the node records the clip as a camera: `run --source CLIP --no-loop` paced at
             real time, --privacy face, 10 s chunks; the node exits at the end of the file
             (else SIGTERM once its recorder reports it stopped, or after SECONDS+30 s), then
             its chunks are scored. Peak RSS is VmHWM, sampled every second.
   offline   `NODE anonymize CLIP OUT.mp4`, timed, scored.
   deface    deface (default threshold, then --scale 640x360) on the first DEFACE_SECONDS
-            (default 5) of the same clip, timed, scored.
+            (default 5) of the same clip, timed, scored. The OpenCV it imports is reported:
+            `pip install deface` brings the newest opencv-python (5.0 in November 2026),
+            about 35% faster here than the Debian OpenCV 4.6 the node links. For deface on
+            the node's own OpenCV: `/usr/bin/python3 -m venv --system-site-packages V;
+            V/bin/pip install --no-deps deface==1.5.0; V/bin/pip install -c PIN imageio
+            imageio-ffmpeg tqdm scikit-image` with PIN holding `numpy==1.24.2`.
   facefree  the background alone (vtest.avi, no faces) through the node live and offline
             (and deface, when FACEFREE_DEFACE=1): share of the frame masked.
 
@@ -180,7 +185,21 @@ def deface_run(deface, clip, work, flags, label):
         raise RuntimeError(f"deface failed ({rc}), see {work}/{label}.log")
     frames = frame_count(out)
     return out, {"wall_s": round(wall, 1), "fps": round(frames / wall, 2), "peak_rss_mb": round(rss, 1),
-                 "frames": frames, "flags": " ".join(flags)}
+                 "frames": frames, "flags": " ".join(flags), "opencv": deface_opencv(deface)}
+
+
+def deface_opencv(deface):
+    """The OpenCV version deface's interpreter imports (pip's opencv-python is often newer,
+    and faster, than the node's), and whether onnxruntime is there to be picked instead."""
+    try:
+        with open(shutil.which(deface) or deface) as f:
+            interpreter = f.readline()[2:].strip()
+        res = subprocess.run([interpreter, "-c", "import cv2, importlib.util as u; "
+                              "print(cv2.__version__, 'onnxruntime' if u.find_spec('onnxruntime') else '')"],
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=60)
+        return res.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 def find_deface():
@@ -254,6 +273,16 @@ def main():
              "-preset", "veryfast", "-crf", "23", "-pix_fmt", "yuv420p", black])
         runs["sanity_black"] = score(clip, "sanity: all black", output=black)
         rows.append(row("sanity: all black", runs["sanity_black"]))
+        # What each sanity run must give; a failure means the scorer cannot be trusted.
+        checks = {
+            "reencoded: every face-frame exposed, nothing masked":
+                runs["sanity_reencoded"]["exposed_pct"] == 100.0
+                and runs["sanity_reencoded"]["masked_share_away_from_faces_pct"] < 0.01,
+            "every 7th removed: exactly the removed frames dropped, every face-frame exposed":
+                runs["sanity_dropped"]["frames_dropped"] == runs["sanity_dropped"]["frames_removed"]
+                and runs["sanity_dropped"]["exposed_pct"] == 100.0,
+            "all black: no face-frame exposed": runs["sanity_black"]["exposed_pct"] == 0.0,
+        }
         if not os.access(node, os.X_OK):
             log(f"no node binary at {node}: sanity run of the node with --privacy none skipped")
             parts = [p for p in parts if p not in ("live", "offline", "facefree")]
@@ -263,6 +292,11 @@ def main():
             runs["sanity_node_privacy_none"]["node"] = facts
             rows.append(row("sanity: node live, --privacy none", runs["sanity_node_privacy_none"],
                             rss=facts.get("peak_rss_mb")))
+            checks["node --privacy none: every face-frame exposed"] = \
+                runs["sanity_node_privacy_none"]["exposed_pct"] == 100.0
+        summary["sanity_checks"] = checks
+        for name, ok in checks.items():
+            log(f"sanity {'ok' if ok else 'FAILED'}: {name}")
 
     if "live" in parts:
         work = os.path.join(out_dir, "live")
@@ -292,7 +326,8 @@ def main():
             out, facts = deface_run(deface, short, work, deface_flags + extra, label)
             runs[label] = score(short, label, output=out)
             runs[label]["deface"] = facts
-            rows.append(row(f"deface {' '.join(deface_flags + extra)} (first {deface_seconds:g} s)", runs[label],
+            name = f"deface {' '.join(deface_flags + extra)}, OpenCV {facts['opencv']} (first {deface_seconds:g} s)"
+            rows.append(row(name, runs[label],
                             speed=facts["fps"], rss=facts["peak_rss_mb"]))
 
     if "facefree" in parts:
@@ -326,6 +361,8 @@ def main():
     print(HEADER)
     print("\n".join(rows))
     log(f"summary written to {path}")
+    if not all(summary.get("sanity_checks", {}).values()):
+        sys.exit("a sanity check failed: see above")
 
 
 if __name__ == "__main__":

@@ -59,7 +59,7 @@ struct FullDiskTests {
                 freedAt.withLock { $0 = count }
             }
             return freedAt.withLock { $0 }.map { count >= $0 + 10 } ?? false
-        }, timeoutSeconds: 60)
+        }, timeoutSeconds: 300)
         let freed = try #require(freedAt.withLock { $0 }, "the disk was filled and freed")
         #expect(harness.savedChunks.count >= freed + 10, "recording went on once space returned")
         #expect(harness.recorder.status.framesCaptured > harness.recorder.status.framesEncoded / 2)

@@ -42,6 +42,8 @@ public enum ConfigKeys {
         .choice("privacyMask", \.privacyMask, MaskStyle.allCases.map(\.rawValue)),
         .integer("privacyDetectionWidth", \.privacyDetectionWidth, 160...3840),
         .boolean("privacyEveryFrame", \.privacyEveryFrame),
+        .decimal("clockMaxErrorMs", \.clockMaxErrorMs, 0.001...86_400_000, runtime: true),
+        .boolean("clockSyncRequired", \.clockSyncRequired),
         .integer("server.port", \.server.port, 0...65535, allowed: "0 (any free port) or a port in 1...65535"),
         .text("server.host", \.server.host, allowed: "an address to listen on, e.g. 0.0.0.0 or 127.0.0.1"),
         .optionalText("server.token", \.server.token, allowed: "a bearer token, or empty for none"),
@@ -55,6 +57,10 @@ public enum ConfigKeys {
             url == "off" || url == "auto" || url.hasPrefix("ws://") || url.hasPrefix("wss://")
         },
         .optionalText("uplink.name", \.uplink.name, allowed: "a client name, or empty for the host name"),
+        .choice("uplink.timeReference", \.uplink.timeReference, ["edge", "node"], runtime: true),
+        .integer("uplink.clockSyncIntervalMs", \.uplink.clockSyncIntervalMs, 1000...86_400_000),
+        .decimal("uplink.clockOffsetLimitMs", \.uplink.clockOffsetLimitMs, 0.001...86_400_000, runtime: true),
+        .decimal("uplink.clockDriftLimitMsPerS", \.uplink.clockDriftLimitMsPerS, 0.001...1000, runtime: true),
     ]
 
     public static func named(_ name: String) -> ConfigKey? {

@@ -34,6 +34,11 @@ public struct NodeConfig: Sendable, Equatable {
     /// Search every frame for faces instead of as many as detection keeps up with: a live
     /// source then records only as many frames per second as detection manages.
     public var privacyEveryFrame: Bool = false
+    /// `/api/health` is degraded when the kernel clock's maximum error is above this.
+    public var clockMaxErrorMs: Double = 100
+    /// An unsynchronised kernel clock (no NTP or PTP daemon) degrades `/api/health`; false
+    /// for nodes that keep time some other way.
+    public var clockSyncRequired: Bool = true
     public var server = ServerSettings()
     public var uplink = UplinkSettings()
 
@@ -102,6 +107,15 @@ public struct UplinkSettings: Sendable, Equatable {
     /// The clientInfo name; empty uses the host name. A persisted 3-digit nonce is appended
     /// when the name has no run of 3 digits, as the iOS app does.
     public var name: String = ""
+    /// Whose clock an edge server's uploadTimeRange is read in: `edge` (mapped to node time
+    /// through the measured offset once one is known) or `node` (taken as it is).
+    public var timeReference: String = "edge"
+    /// How often the edge server's clock is measured while connected.
+    public var clockSyncIntervalMs: Int = 60_000
+    /// A warning is logged (and health degraded) when the edge server's clock is further off than this.
+    public var clockOffsetLimitMs: Double = 50
+    /// ... or drifts faster than this, either way.
+    public var clockDriftLimitMsPerS: Double = 2
 
     public init() {}
 }

@@ -8,12 +8,16 @@ public enum ProtocolMessage {
         JSONValue.object(["type": .string("clientInfo"), "clientName": .string(name)]).rendered()
     }
 
-    /// Sent after every finished chunk. Times are epoch seconds of the first and last frame.
-    public static func chunkSaved(_ chunk: ChunkRecord, fps: Double, width: Int, height: Int) -> String {
-        JSONValue.object([
+    /// Sent after every finished chunk. Times are epoch seconds of the first and last frame,
+    /// in the node's clock unless `times` gives them in the receiver's.
+    public static func chunkSaved(
+        _ chunk: ChunkRecord, fps: Double, width: Int, height: Int, times: (startMs: Int64, endMs: Int64)? = nil
+    ) -> String {
+        let times = times ?? (chunk.startMs, chunk.endMs)
+        return JSONValue.object([
             "type": .string("chunkSaved"),
-            "startTime": .number(Double(chunk.startMs) / 1000),
-            "endTime": .number(Double(chunk.endMs) / 1000),
+            "startTime": .number(Double(times.startMs) / 1000),
+            "endTime": .number(Double(times.endMs) / 1000),
             "camera": .string("back"),
             "size": .number(Double(chunk.chunkBytes)),
             "format": .string(chunk.format.rawValue),

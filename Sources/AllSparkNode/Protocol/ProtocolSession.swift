@@ -22,12 +22,20 @@ public struct ProtocolSession: Sendable {
     var onCommand: @Sendable (String) -> Void = { _ in }
     /// The connection's event loop when the caller pinned it there (uplink), to pace uploads by.
     var eventLoop: (any EventLoop)?
+    /// Uplink: the edge server's clock, which its ranges are in.
+    var timeMapping: EdgeTimeMapping?
+    /// Ends the chunk being recorded when a range reaches into it (Recorder.publishFootage).
+    let publishFootage: @Sendable (Int64) async -> [String]
 
     /// Largest message accepted from a peer; commands are small JSON texts.
     static let maximumIncomingMessageBytes = 1 << 20
 
-    init(role: Role, live: LiveConfiguration, store: ChunkStore, uploader: FileUploader, logger: Logger) {
+    init(
+        role: Role, live: LiveConfiguration, store: ChunkStore, uploader: FileUploader, logger: Logger,
+        publishFootage: @escaping @Sendable (Int64) async -> [String]
+    ) {
         self.role = role
+        self.publishFootage = publishFootage
         self.live = live
         self.store = store
         self.uploader = uploader
@@ -64,10 +72,12 @@ public struct ProtocolSession: Sendable {
             try await outbound.writeTextMessage(text)
         case .upload(let job):
             let report = try await job.run(
-                store: store, uploader: uploader, outbound: outbound, acknowledgements: acknowledgements, eventLoop: eventLoop)
-            logger.info("uploadTimeRange: sent \(report.sent.count) files, skipped \(report.skipped.count)")
+                store: store, uploader: uploader, outbound: outbound, acknowledgements: acknowledgements, eventLoop: eventLoop,
+                publishFootage: publishFootage)
+            logger.info("\(report.summary(job: job))")
+            // The edge server expects no final status; the node's own peers get one.
             if role == .server {
-                try await outbound.writeTextMessage(report.statusMessage(range: job.range))
+                try await outbound.writeTextMessage(report.statusMessage(job: job))
             }
         }
     }
@@ -122,10 +132,13 @@ public struct ProtocolSession: Sendable {
             outbox.send(ProtocolMessage.status(false, error.description, extra: ["command": .string(command)]))
             return
         }
-        let chunks = range.chunks(in: store)
+        let mapped = timeMapping?.nodeRange(for: range)
+        let nodeRange = mapped?.range ?? range
+        let chunks = nodeRange.chunks(in: store)
         store.pin(chunks.map(\.stamp))
-        logger.info("uploadTimeRange \(range.startMs)...\(range.endMs) ms: \(chunks.count) chunks")
-        outbox.send(UploadJob(range: range, chunks: chunks))
+        let clock = mapped?.offsetAppliedMs.map { " (edge time; node \(nodeRange.startMs)...\(nodeRange.endMs) ms, offset \($0.formatted1) ms)" } ?? ""
+        logger.info("uploadTimeRange \(range.startMs)...\(range.endMs) ms\(clock): \(chunks.count) chunks stored")
+        outbox.send(UploadJob(askedRange: range, mapped: mapped, chunks: chunks))
     }
 
     private func handleTyped(_ type: String, _ json: JSONValue, outbox: Outbox) {

@@ -3,27 +3,46 @@ import NIOCore
 import WSCore
 
 /// One answered uploadTimeRange: the overlapping chunks, each followed by its timestamps
-/// file. The chunks are pinned in the store from the moment the command is accepted
-/// until the last file is sent.
+/// file. The chunks stored when the command is accepted are pinned from then until the last
+/// file is sent; when the range reaches into the chunk being recorded, that chunk is ended
+/// early and sent too.
 struct UploadJob: Sendable {
+    /// The range as asked, in the asker's clock.
+    let askedRange: UploadTimeRange
+    /// The same range in node time (mapped through the edge server's clock offset).
     let range: UploadTimeRange
+    let offsetAppliedMs: Double?
     let chunks: [ChunkRecord]
+
+    init(askedRange: UploadTimeRange, mapped: EdgeTimeMapping.Mapped? = nil, chunks: [ChunkRecord]) {
+        self.askedRange = askedRange
+        range = mapped?.range ?? askedRange
+        offsetAppliedMs = mapped?.offsetAppliedMs
+        self.chunks = chunks
+    }
 
     struct Report: Sendable {
         var sent: [String] = []
         var skipped: [(file: String, reason: String)] = []
+        /// Files of a chunk ended early so that the range's newest footage could be sent.
+        var cutEarly: [String] = []
     }
 
     /// - Parameters:
     ///   - acknowledgements: when given (uplink role), each file waits for the peer's answer to the previous one.
     ///   - eventLoop: the connection's event loop, when known, to pace each file's pieces by (FileUploader).
+    ///   - publishFootage: ends the chunk being recorded when it holds footage up to a time (Recorder.publishFootage).
     func run(
         store: ChunkStore, uploader: FileUploader, outbound: WebSocketOutboundWriter, acknowledgements: UploadAcknowledgements?,
-        eventLoop: (any EventLoop)?
+        eventLoop: (any EventLoop)?, publishFootage: @Sendable (Int64) async -> [String]
     ) async throws -> Report {
-        defer { store.unpin(chunks.map(\.stamp)) }
         var report = Report()
-        for chunk in chunks {
+        report.cutEarly = await publishFootage(min(range.endMs, WallClock.nowMs()))
+        let fresh = range.chunks(in: store).filter { found in !chunks.contains { $0.stamp == found.stamp } }
+        store.pin(fresh.map(\.stamp))
+        let all = (chunks + fresh).sorted { $0.startMs < $1.startMs }
+        defer { store.unpin(all.map(\.stamp)) }
+        for chunk in all {
             for fileName in [chunk.fileName, chunk.timestampsFileName] {
                 let path = store.directory.appendingPathComponent(fileName).path
                 switch try await uploader.upload(path: path, fileName: fileName, to: outbound, eventLoop: eventLoop) {
@@ -47,19 +66,35 @@ struct UploadJob: Sendable {
 }
 
 extension UploadJob.Report {
-    /// The final status the node's own server sends after the upload pairs.
-    func statusMessage(range: UploadTimeRange) -> String {
-        let extra: [String: JSONValue] = [
+    /// The final status after the upload pairs: the files sent, skipped and ended early, and
+    /// the clock the range was read in (with the offset applied when it was the edge server's).
+    func statusMessage(job: UploadJob) -> String {
+        var extra: [String: JSONValue] = [
             "command": .string("uploadTimeRange"),
-            "startTime": .number(Double(range.startMs) / 1000),
-            "endTime": .number(Double(range.endMs) / 1000),
+            "startTime": .number(Double(job.askedRange.startMs) / 1000),
+            "endTime": .number(Double(job.askedRange.endMs) / 1000),
             "files": .array(sent.map { .string($0) }),
             "skipped": .array(skipped.map { .object(["file": .string($0.file), "reason": .string($0.reason)]) }),
+            "cutEarly": .array(cutEarly.map { .string($0) }),
+            "clock": .string(job.offsetAppliedMs == nil ? "node" : "edge"),
         ]
+        if let offset = job.offsetAppliedMs {
+            extra["offsetAppliedMs"] = .number(offset)
+            extra["nodeStartTime"] = .number(Double(job.range.startMs) / 1000)
+            extra["nodeEndTime"] = .number(Double(job.range.endMs) / 1000)
+        }
         if skipped.isEmpty {
             return ProtocolMessage.status(true, "Uploaded \(sent.count) files", extra: extra)
         }
         let reasons = skipped.map { "\($0.file): \($0.reason)" }.joined(separator: "; ")
         return ProtocolMessage.status(false, "Uploaded \(sent.count) of \(sent.count + skipped.count) files; skipped \(reasons)", extra: extra)
+    }
+
+    /// One line for the log.
+    func summary(job: UploadJob) -> String {
+        var text = "uploadTimeRange: sent \(sent.count) files, skipped \(skipped.count)"
+        if !cutEarly.isEmpty { text += ", ended \(cutEarly[0]) early for it" }
+        if let offset = job.offsetAppliedMs { text += ", range read in the edge server's clock (offset \(offset.formatted1) ms applied)" }
+        return text
     }
 }

@@ -39,6 +39,23 @@ public final class Recorder: Service, Sendable {
 
     public func stop() { control.requestStop() }
 
+    /// Makes every frame captured up to `throughMs` (epoch ms) available in published chunks:
+    /// when the chunk being recorded holds some of them it is ended at the next frame. Waits
+    /// at most `timeout` (frames pass the privacy pass and the encoder first), and not at all
+    /// while nothing is being recorded. Returns the files of the chunk ended early, if one was.
+    public func publishFootage(throughMs: Int64, timeout: Duration = .seconds(5)) async -> [String] {
+        guard status.recording, let id = control.requestFootage(throughMs: throughMs) else { return [] }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline, status.recording, !Task.isCancelled {
+            if let files = control.footageResult(id) { return files }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        if let files = control.footageResult(id) { return files }
+        control.cancelFootageRequest(id)
+        logger.warning("footage up to \(throughMs) ms was not published within \(timeout); answering with what is stored")
+        return []
+    }
+
     public func run() async throws {
         await withGracefulShutdownHandler {
             await withTaskCancellationHandler {

@@ -8,6 +8,7 @@ final class RecorderControl: Sendable {
     private let status = Mutex(RecorderStatus())
     private let chunkObservers = Mutex<[@Sendable (ChunkRecord) -> Void]>([])
     private let snapshot = Mutex(SnapshotFrame())
+    private let freshFootage = Mutex(FreshFootageRequests())
     /// The recording thread copies a masked frame this often for snapshots and the dashboard.
     static let snapshotIntervalMs: Int64 = 500
 
@@ -30,6 +31,21 @@ final class RecorderControl: Sendable {
 
     func storeSnapshot(of frame: YUV420Frame, captureTimeMs: Int64) {
         snapshot.withLock { $0.copy(from: frame, captureTimeMs: captureTimeMs) }
+    }
+
+    /// Asks for every frame captured up to `throughMs` in published chunks; nil when they already are.
+    func requestFootage(throughMs: Int64) -> Int? { freshFootage.withLock { $0.add(throughMs: throughMs) } }
+    func footageResult(_ id: Int) -> [String]? { freshFootage.withLock { $0.take(id) } }
+    func cancelFootageRequest(_ id: Int) { freshFootage.withLock { $0.cancel(id) } }
+
+    /// Recording thread: whether the frame at `captureTimeMs` must start a new chunk for a request.
+    func chunkToEndEarly(beforeFrameAt captureTimeMs: Int64, filling: ChunkPlan?) -> String? {
+        freshFootage.withLock { $0.chunkToEnd(beforeFrameAt: captureTimeMs, filling: filling) }
+    }
+
+    /// Recording thread: every frame before `beforeMs` is in published chunks, `record` the latest.
+    func footagePublished(before beforeMs: Int64, record: ChunkRecord?) {
+        freshFootage.withLock { $0.published(before: beforeMs, record: record) }
     }
 
     func observeChunks(_ observer: @escaping @Sendable (ChunkRecord) -> Void) {

@@ -16,6 +16,8 @@ public struct RecorderStatus: Sendable, Equatable {
     public var framesDropped = 0
     public var framesEncoded = 0
     public var chunksWritten = 0
+    /// Chunks ended before their length so that a request could have their footage at once.
+    public var chunksCutEarly = 0
     public var lastChunk: ChunkRecord?
     /// Set when the recorder stopped for good (end of a non-looping file, or a fatal error).
     public var finished = false

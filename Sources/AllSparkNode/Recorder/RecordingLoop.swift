@@ -33,6 +33,8 @@ final class RecordingLoop {
     /// Set when the store could not take more of the current chunk: the next frame starts a new one.
     private var cutRequested = false
     private var lastSnapshotMonotonicMs: Int64?
+    /// Capture time of the newest frame sent to the encoder.
+    private var lastEncodedCaptureMs: Int64?
     /// Set after reporting that not even a chunk's first frame fits; cleared when a chunk is published.
     private var storeFullReported = false
 
@@ -169,6 +171,11 @@ final class RecordingLoop {
     private func encode(_ frame: MaskedFrame) throws {
         let settings = control.currentSettings
         var startsChunk = cutRequested || fillingChunk?.isOver(at: frame.captureTimeMs) ?? true
+        if let ended = control.chunkToEndEarly(beforeFrameAt: frame.captureTimeMs, filling: fillingChunk) {
+            logger.info("chunk \(ended) ends early: its footage was asked for")
+            control.updateStatus { $0.chunksCutEarly += 1 }
+            startsChunk = true
+        }
         if let current = encoder,
             current.settings != settings.encoder || current.width != frame.picture.width || current.height != frame.picture.height
         {
@@ -192,6 +199,7 @@ final class RecordingLoop {
         }
         let pts = max(frame.captureTimeMs - originMs, lastPts + 1)
         lastPts = pts
+        lastEncodedCaptureMs = frame.captureTimeMs
         frame.avFrame.pointee.pts = pts
         frame.avFrame.pointee.pict_type = startsChunk ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         if startsChunk {
@@ -214,7 +222,8 @@ final class RecordingLoop {
             packet.pointee.duration = Int64((1000 / control.currentSettings.fps).rounded())
             if let next = awaitedChunks.first, packet.pointee.pts == next.encoderPts, packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
                 awaitedChunks.removeFirst()
-                finishChunk()
+                let finished = finishChunk()
+                control.footagePublished(before: next.startMs, record: finished)
                 do {
                     writer = try ChunkWriter(plan: next, store: store, encoder: encoder)
                 } catch {
@@ -244,19 +253,26 @@ final class RecordingLoop {
         }
     }
 
-    private func finishChunk() {
-        guard let current = writer else { return }
+    /// Publishes the chunk being written, if any, and returns its record.
+    @discardableResult
+    private func finishChunk() -> ChunkRecord? {
+        guard let current = writer else { return nil }
         writer = nil
         do {
             if let record = try current.finish() {
                 storeFullReported = false
                 logger.info("chunk \(record.fileName): \(record.frameCount) frames, \(record.chunkBytes) bytes")
                 control.announce(record)
+                return record
             }
         } catch {
             logger.error("finishing chunk \(current.plan.stamp) failed: \(error); keeping what reached the disk")
-            if let record = current.salvage(logger: logger) { control.announce(record) }
+            if let record = current.salvage(logger: logger) {
+                control.announce(record)
+                return record
+            }
         }
+        return nil
     }
 
     /// Drains the encoder into the current chunk and finishes it.
@@ -269,7 +285,8 @@ final class RecordingLoop {
                 logger.error("draining the encoder failed: \(error)")
             }
         }
-        finishChunk()
+        let finished = finishChunk()
+        if let lastEncodedCaptureMs { control.footagePublished(before: lastEncodedCaptureMs + 1, record: finished) }
         encoder = nil
         awaitedChunks.removeAll(keepingCapacity: true)
         fillingChunk = nil

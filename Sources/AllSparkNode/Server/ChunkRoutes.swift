@@ -1,7 +1,9 @@
 import Foundation
 import Hummingbird
 
-/// GET /api/chunks?start=&end= (epoch seconds) and GET /api/chunks/{filename}.
+/// GET /api/chunks?start=&end= (epoch seconds; `clock=edge` for the edge server's clock) and
+/// GET /api/chunks/{filename}. A listing with an `end` inside the chunk being recorded ends
+/// that chunk early, so the newest footage is listed (and can be fetched) at once.
 /// Only names that are in the store's index are served: the name is looked up, never
 /// joined to a path as given, so no request can reach a file outside the store.
 struct ChunkRoutes {
@@ -11,11 +13,38 @@ struct ChunkRoutes {
         router.get("/api/chunks") { request, _ in
             let query = request.uri.queryParameters
             do {
-                let startMs = try Self.epochMs(query.get("start"), name: "start") ?? 0
-                let endMs = try Self.epochMs(query.get("end"), name: "end") ?? Int64.max
-                guard startMs <= endMs else { return JSONResponse.error("start is after end", status: .badRequest) }
-                let chunks = services.store.chunks(overlappingStartMs: startMs, endMs: endMs)
-                return JSONResponse.make(.object(["count": .number(Double(chunks.count)), "chunks": .array(chunks.map(\.json))]))
+                let askedStart = try Self.epochMs(query.get("start"), name: "start")
+                let askedEnd = try Self.epochMs(query.get("end"), name: "end")
+                guard (askedStart ?? 0) <= (askedEnd ?? .max) else { return JSONResponse.error("start is after end", status: .badRequest) }
+                var startMs = askedStart ?? 0
+                var endMs = askedEnd ?? .max
+                var answer: [String: JSONValue] = ["clock": .string("node")]
+                var offsetMs: Int64 = 0
+                switch query.get("clock") ?? "node" {
+                case "node":
+                    break
+                case "edge":
+                    guard let estimate = services.uplinkState.current.edgeClock else {
+                        return JSONResponse.error("no edge server clock measured yet (the uplink measures it while connected)", status: .conflict)
+                    }
+                    let node = estimate.nodeRange(edgeStartMs: startMs, edgeEndMs: min(endMs, Int64(UploadTimeRange.latestSeconds * 1000)))
+                    startMs = askedStart == nil ? 0 : node.startMs
+                    endMs = askedEnd == nil ? .max : node.endMs
+                    offsetMs = Int64(node.offsetMs.rounded())
+                    answer["clock"] = .string("edge")
+                    answer["offsetMs"] = .number(node.offsetMs)
+                    answer["uncertaintyMs"] = .number(estimate.uncertaintyMs)
+                case let other:
+                    return JSONResponse.error("clock must be node or edge, got \(other)", status: .badRequest)
+                }
+                if askedEnd != nil {
+                    let cut = await services.recorder.publishFootage(throughMs: min(endMs, WallClock.nowMs()))
+                    answer["cutEarly"] = .array(cut.map { .string($0) })
+                }
+                let chunks = services.store.chunks(overlappingStartMs: startMs, endMs: endMs == startMs ? endMs + 1 : endMs)
+                answer["count"] = .number(Double(chunks.count))
+                answer["chunks"] = .array(chunks.map { $0.json(offsetMs: offsetMs) })
+                return JSONResponse.make(.object(answer))
             } catch let error as APIError {
                 return JSONResponse.error(error.message, status: .badRequest)
             }

@@ -37,6 +37,14 @@ struct HealthReport {
             warnings.append(problem)
         }
         if uplink.phase == .waiting { warnings.append("uplink not connected: \(uplink.lastError ?? "retrying")") }
+        let config = services.live.config
+        let clock = KernelClock.read()
+        if let problem = clock?.problem(maximumErrorLimitMs: config.clockMaxErrorMs, synchronizationRequired: config.clockSyncRequired) {
+            warnings.append(problem)
+        }
+        if let edgeClock = uplink.edgeClock {
+            warnings += edgeClock.problems(offsetLimitMs: config.uplink.clockOffsetLimitMs, driftLimitMsPerS: config.uplink.clockDriftLimitMsPerS)
+        }
         let privacy = services.privacy.snapshot()
         if let reason = services.privacy.weakerDetectorReason { warnings.append("privacy degraded: \(reason)") }
         if privacy.framesFailedClosed > 0 { warnings.append("\(privacy.framesFailedClosed) frames fully masked after detection failures") }
@@ -55,6 +63,8 @@ struct HealthReport {
                 "writable": .bool(writable),
             ]),
             "uplink": .string(uplink.phase.rawValue),
+            "clock": clock?.json ?? .null,
+            "edgeClock": uplink.edgeClock?.json ?? .null,
             "problems": .array((errors + warnings).map { .string($0) }),
             "protocols": .array([.string("ws")]),
         ])

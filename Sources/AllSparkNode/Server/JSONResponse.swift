@@ -20,8 +20,13 @@ enum JSONResponse {
 
 extension ChunkRecord {
     /// A chunk as the API lists it: epoch seconds for the protocol, ms for exactness.
-    var json: JSONValue {
-        .object([
+    var json: JSONValue { json(offsetMs: 0) }
+
+    /// The same with its times moved into another clock (`offsetMs` = that clock minus the node's).
+    func json(offsetMs: Int64) -> JSONValue {
+        let startMs = startMs + offsetMs
+        let endMs = endMs + offsetMs
+        return .object([
             "file": .string(fileName),
             "timestampsFile": .string(timestampsFileName),
             "format": .string(format.rawValue),

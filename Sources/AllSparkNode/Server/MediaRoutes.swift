@@ -40,6 +40,8 @@ struct MediaRoutes {
             return JSONResponse.error(error.message, status: .badRequest)
         }
         guard startMs < endMs else { return JSONResponse.error("start must be before end", status: .badRequest) }
+        // A range reaching into the chunk being recorded ends it, so the clip has the newest frames.
+        _ = await services.recorder.publishFootage(throughMs: min(endMs, WallClock.nowMs()))
         let chunks = services.store.chunks(overlappingStartMs: startMs, endMs: endMs)
         guard !chunks.isEmpty else { return JSONResponse.error("no recording in that range", status: .notFound) }
         let clipDirectory = FileManager.default.temporaryDirectory

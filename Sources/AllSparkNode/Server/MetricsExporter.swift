@@ -25,6 +25,7 @@ final class MetricsExporter: Sendable {
             metric("frames_released_by_tracking", unit: "total", help: "Frames that left the privacy pass masked with faces tracked from searched frames"),
             metric("frames_failed_closed", unit: "total", help: "Frames masked whole because face detection failed"),
             metric("chunks_written", unit: "total", help: "Chunks published to the store"),
+            metric("chunks_cut_early", unit: "total", help: "Chunks ended early so that a request could have their footage at once"),
             metric("chunks_evicted", unit: "total", help: "Chunks deleted to keep the store under its cap"),
             metric("pinned_chunks_evicted", unit: "total", help: "Chunks deleted under the cap while an upload still needed them"),
             metric("upload_bytes", unit: "total", help: "Bytes of files uploaded over WebSocket"),
@@ -41,6 +42,12 @@ final class MetricsExporter: Sendable {
             metric("uplink_connected", unit: "", help: "1 while connected to an edge server"),
             metric("privacy_detection", unit: "ms", help: "Mean face detection time per searched frame in ms"),
             metric("privacy_searches_per_second", unit: "", help: "Face searches per second, recent average"),
+            metric("clock_synchronized", unit: "", help: "1 while the kernel says a time daemon keeps its clock synchronised (adjtimex)"),
+            metric("clock_estimated_error", unit: "ms", help: "The kernel clock's estimated error (adjtimex esterror)"),
+            metric("clock_maximum_error", unit: "ms", help: "The kernel clock's maximum error (adjtimex maxerror)"),
+            metric("edge_clock_offset", unit: "ms", help: "Edge server clock minus node clock, latest burst (NaN until measured)"),
+            metric("edge_clock_uncertainty", unit: "ms", help: "Half the longest round trip of the samples the offset rests on"),
+            metric("edge_clock_drift", unit: "ms_per_second", help: "Change of the offset per second, by regression over recent bursts (NaN until known)"),
         ]
     }
 
@@ -77,6 +84,7 @@ final class MetricsExporter: Sendable {
             "allspark_frames_released_by_tracking_total": Int64(privacy.framesReleasedByTracking),
             "allspark_frames_failed_closed_total": Int64(privacy.framesFailedClosed),
             "allspark_chunks_written_total": Int64(recorder.chunksWritten),
+            "allspark_chunks_cut_early_total": Int64(recorder.chunksCutEarly),
             "allspark_chunks_evicted_total": Int64(usage.chunksEvicted),
             "allspark_pinned_chunks_evicted_total": Int64(usage.pinnedChunksEvicted),
             "allspark_upload_bytes_total": services.uploads.bytesUploaded,
@@ -99,6 +107,14 @@ final class MetricsExporter: Sendable {
         gauges["allspark_uplink_connected"]?.set(to: services.uplinkState.current.phase == .connected ? 1 : 0)
         gauges["allspark_privacy_detection_ms"]?.set(to: privacy.meanDetectionMs)
         gauges["allspark_privacy_searches_per_second"]?.set(to: privacy.searchesPerSecond)
+        let clock = KernelClock.read()
+        gauges["allspark_clock_synchronized"]?.set(to: clock.map { $0.synchronized ? 1 : 0 } ?? .nan)
+        gauges["allspark_clock_estimated_error_ms"]?.set(to: clock?.estimatedErrorMs ?? .nan)
+        gauges["allspark_clock_maximum_error_ms"]?.set(to: clock?.maximumErrorMs ?? .nan)
+        let edgeClock = services.uplinkState.current.edgeClock
+        gauges["allspark_edge_clock_offset_ms"]?.set(to: edgeClock?.offsetMs ?? .nan)
+        gauges["allspark_edge_clock_uncertainty_ms"]?.set(to: edgeClock?.uncertaintyMs ?? .nan)
+        gauges["allspark_edge_clock_drift_ms_per_second"]?.set(to: edgeClock?.driftMsPerS ?? .nan)
         detectorInfo.set(to: 1)
         return registry.emitToString()
     }

@@ -38,6 +38,9 @@ public struct NodeServices: Sendable {
     }
 
     func session(role: ProtocolSession.Role, logger: Logger) -> ProtocolSession {
-        ProtocolSession(role: role, live: live, store: store, uploader: uploader, logger: logger)
+        let recorder = recorder
+        return ProtocolSession(
+            role: role, live: live, store: store, uploader: uploader, logger: logger,
+            publishFootage: { throughMs in await recorder.publishFootage(throughMs: throughMs) })
     }
 }

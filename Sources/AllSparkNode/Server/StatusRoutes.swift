@@ -12,6 +12,14 @@ struct StatusRoutes {
         router.get("/api/status") { _, _ in JSONResponse.make(status()) }
     }
 
+    /// The kernel clock as health reports it, with the limits it is judged by.
+    private func clockStatus(config: NodeConfig) -> JSONValue {
+        guard case .object(var fields)? = KernelClock.read()?.json else { return .null }
+        fields["maxErrorLimitMs"] = .number(config.clockMaxErrorMs)
+        fields["syncRequired"] = .bool(config.clockSyncRequired)
+        return .object(fields)
+    }
+
     func status() -> JSONValue {
         let recorder = services.recorder.status
         let usage = services.store.usage
@@ -30,6 +38,7 @@ struct StatusRoutes {
                 "framesDropped": .number(Double(recorder.framesDropped)),
                 "framesEncoded": .number(Double(recorder.framesEncoded)),
                 "chunksWritten": .number(Double(recorder.chunksWritten)),
+                "chunksCutEarly": .number(Double(recorder.chunksCutEarly)),
                 "lastFrameMs": number(recorder.lastFrameCaptureMs),
                 "lastChunk": recorder.lastChunk?.json ?? .null,
                 "fps": .number(config.fps),
@@ -67,7 +76,12 @@ struct StatusRoutes {
                 "lastError": uplink.lastError.map { .string($0) } ?? .null,
                 "lastCommand": uplink.lastCommand.map { .string($0) } ?? .null,
                 "lastCommandAtMs": number(uplink.lastCommandAtMs),
+                "reconnectAttempt": .number(Double(uplink.reconnectAttempt)),
+                "nextAttemptAtMs": number(uplink.nextAttemptAtMs),
+                "timeReference": .string(config.uplink.timeReference),
+                "edgeClock": uplink.edgeClock?.json ?? .null,
             ]),
+            "clock": clockStatus(config: config),
             "announcement": .string(services.announcer.state),
             "uploads": .object([
                 "bytes": .number(Double(services.uploads.bytesUploaded)),

@@ -8,6 +8,13 @@ public enum WallClock {
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
 
+    /// Epoch milliseconds with the clock's sub-millisecond part, for clock comparisons.
+    public static func nowPreciseMs() -> Double {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Double(spec.tv_sec) * 1000 + Double(spec.tv_nsec) / 1_000_000
+    }
+
     public static func monotonicMs() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)

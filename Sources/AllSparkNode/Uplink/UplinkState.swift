@@ -14,6 +14,11 @@ public struct UplinkState: Sendable, Equatable {
     public var lastError: String?
     public var lastCommand: String?
     public var lastCommandAtMs: Int64?
+    /// Failed attempts since the last connection that stayed up, and when the next is due.
+    public var reconnectAttempt = 0
+    public var nextAttemptAtMs: Int64?
+    /// The edge server's clock against the node's; kept after a disconnect, with its time.
+    public var edgeClock: EdgeClockEstimate?
 
     public init() {}
 }
