@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import AllSparkNode
+
+/// Asking for footage inside the chunk being recorded ends that chunk early.
+@Suite(.serialized)
+struct FreshFootageTests {
+    @Test("footage up to now, 3 s into a 30 s chunk: the chunk is ended early, holds it, and the next starts with a keyframe")
+    func endsTheRecordingChunk() async throws {
+        let storeURL = try TestFiles.makeDirectory("fresh")
+        var config = RecorderHarness.config(source: "testsrc", store: storeURL, chunkMs: 30_000, pace: true)
+        config.encoder.preset = NodeConfig().encoder.preset
+        let harness = try RecorderHarness(config: config, storeDirectory: storeURL)
+        let outcome = Task {
+            try await Task.sleep(for: .seconds(3))
+            let askedAtMs = WallClock.nowMs()
+            let files = await harness.recorder.publishFootage(throughMs: askedAtMs)
+            let answeredAtMs = WallClock.nowMs()
+            // A second ask for the same time needs no cut.
+            let again = await harness.recorder.publishFootage(throughMs: askedAtMs)
+            try await Task.sleep(for: .seconds(2))
+            return (askedAtMs, answeredAtMs, files, again)
+        }
+        try await harness.run(stopWhen: { _ in false }, timeoutSeconds: 6)
+        let (askedAtMs, answeredAtMs, files, again) = try await outcome.value
+
+        let chunks = harness.store.allChunks
+        let cut = try #require(chunks.first, "a chunk was published before its 30 s were up")
+        #expect(files == [cut.fileName, cut.timestampsFileName])
+        #expect(again.isEmpty)
+        #expect(answeredAtMs - askedAtMs < 2000, "answered within 2 s")
+        #expect(cut.endMs <= askedAtMs && askedAtMs - cut.endMs < 200, "the cut chunk holds the frames up to the ask")
+        #expect(cut.frameCount > 60 && cut.frameCount < 150)
+        #expect(harness.recorder.status.chunksCutEarly == 1)
+        for chunk in chunks {
+            let decoded = try DecodedChunk.decode(storeURL.appendingPathComponent(chunk.fileName).path)
+            #expect(decoded.firstPacketIsKeyframe && decoded.decodedFrames == chunk.frameCount)
+        }
+        let next = try #require(chunks.dropFirst().first, "recording went on into a new chunk")
+        #expect(next.startMs > cut.endMs && next.startMs - cut.endMs < 100, "no frame lost at the cut")
+    }
+
+    @Test("footage already published, or a recorder not recording, needs no cut and no wait")
+    func noCutWhenNotNeeded() {
+        var requests = FreshFootageRequests()
+        let plan = ChunkPlan(startMs: 10_000, encoderPts: 0, format: .mp4, durationMs: 30_000, expectedFrames: 900)
+        let id = requests.add(throughMs: 12_000)
+        #expect(requests.chunkToEnd(beforeFrameAt: 11_900, filling: plan) == nil, "the asked time has not been reached")
+        #expect(requests.chunkToEnd(beforeFrameAt: 12_033, filling: plan) == plan.stamp)
+        #expect(requests.chunkToEnd(beforeFrameAt: 12_066, filling: plan) == nil, "cut once")
+        #expect(requests.take(try! #require(id)) == nil, "waits until the chunk is published")
+        let record = ChunkRecord(stamp: plan.stamp, format: .mp4, startMs: 10_000, endMs: 12_000, frameCount: 61, chunkBytes: 1, timestampsBytes: 1)
+        requests.published(before: 12_033, record: record)
+        #expect(requests.take(id!) == [record.fileName, record.timestampsFileName])
+        #expect(requests.add(throughMs: 12_000) == nil, "already published")
+
+        // Asked for a time before the chunk being filled: the earlier chunk is awaited, none is cut.
+        let later = ChunkPlan(startMs: 40_000, encoderPts: 30_000, format: .mp4, durationMs: 30_000, expectedFrames: 900)
+        let earlier = requests.add(throughMs: 39_990)
+        #expect(requests.chunkToEnd(beforeFrameAt: 40_033, filling: later) == nil)
+        requests.published(before: 40_000, record: nil)
+        #expect(requests.take(earlier!) == [])
+    }
+}
