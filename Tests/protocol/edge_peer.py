@@ -4,6 +4,10 @@ It greets each client with clientConfig, records clientInfo and chunkSaved, stor
 pairs (metadata, then one binary message) per client, answers as the real server does, and
 lets the test send commands. With auto_upload it answers every chunkSaved with an
 uploadTimeRange for exactly that chunk's [startTime, endTime].
+
+Its clock can be set apart from the machine's: `clock_shift` seconds ahead, running
+`drift` seconds per second fast (0.005 = 5 ms/s); `now()` is that clock, which /api/health
+answers and commands should be written in.
 """
 import asyncio
 import json
@@ -15,8 +19,14 @@ MAX_MESSAGE = 314572800
 
 
 class EdgePeer:
-    def __init__(self, port, client_config=None, auto_upload=False, ssl_context=None):
+    def __init__(self, port, client_config=None, auto_upload=False, ssl_context=None, host="127.0.0.1",
+                 clock_shift=0.0, drift=0.0):
         self.port = port
+        self.host = host
+        self.clock_shift = clock_shift
+        self.drift = drift
+        self.clock_origin = time.time()
+        self.health_requests = 0
         self.ssl_context = ssl_context
         self.client_config = client_config or {
             "videoFormat": "mp4", "videoChunkDurationMs": 3000, "videoBufferMaxMB": 16000, "fps": 30.0,
@@ -39,16 +49,22 @@ class EdgePeer:
         app.router.add_get("/", self.websocket)
         self.runner = web.AppRunner(app)
         await self.runner.setup()
-        await web.TCPSite(self.runner, "127.0.0.1", self.port, ssl_context=self.ssl_context).start()
+        await web.TCPSite(self.runner, self.host, self.port, ssl_context=self.ssl_context).start()
 
     async def stop(self):
         for socket in list(self.sockets):
             await socket.close()
         await self.runner.cleanup()
 
+    def now(self):
+        """The peer's clock, in epoch seconds."""
+        real = time.time()
+        return real + self.clock_shift + self.drift * (real - self.clock_origin)
+
     async def health(self, request):
-        return web.json_response({"status": "ok", "timestamp": time.time(), "uptime": 1.0, "protocols": ["ws"],
-                                  "address": "127.0.0.1", "port": self.port})
+        self.health_requests += 1
+        return web.json_response({"status": "ok", "timestamp": self.now(), "uptime": 1.0, "protocols": ["ws"],
+                                  "address": self.host, "port": self.port})
 
     async def websocket(self, request):
         socket = web.WebSocketResponse(max_msg_size=MAX_MESSAGE)

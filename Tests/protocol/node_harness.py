@@ -55,7 +55,7 @@ def free_port():
 class Node:
     """One node process recording the test pattern, serving on a free loopback port."""
 
-    def __init__(self, store, *extra, port=None, size="320x240", fps=15, chunk_ms=2000, scheme="http"):
+    def __init__(self, store, *extra, port=None, size="320x240", fps=15, chunk_ms=2000, scheme="http", env=None):
         self.store = Path(store)
         self.port = port or free_port()
         self.scheme = scheme
@@ -69,7 +69,7 @@ class Node:
         # run no time daemon, so the clock is judged by its error bound only (test_clock.py
         # checks the synchronisation rule itself).
         environment = {"ALLSPARK_SERVER_HOST": "127.0.0.1", "ALLSPARK_SERVER_ANNOUNCE": "false",
-                       "ALLSPARK_CLOCK_SYNC_REQUIRED": "false", **os.environ}
+                       "ALLSPARK_CLOCK_SYNC_REQUIRED": "false", **os.environ, **(env or {})}
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(arguments, stdout=self.log, stderr=subprocess.STDOUT, env=environment, cwd=REPO)
 
