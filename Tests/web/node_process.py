@@ -35,8 +35,12 @@ class RunningNode:
         if token:
             arguments += ["--token", token]
         self._log = open(self.log_path, "w")
+        # CI machines run no time daemon: an unsynchronised kernel clock would make every
+        # node degraded, so these tests judge the clock by its error bound only.
+        environment = {"ALLSPARK_CLOCK_SYNC_REQUIRED": "false", **os.environ}
         # The node serves web/ relative to its working directory: the repository root.
-        self.process = subprocess.Popen(arguments, cwd=REPO_ROOT, stdout=self._log, stderr=subprocess.STDOUT)
+        self.process = subprocess.Popen(
+            arguments, cwd=REPO_ROOT, stdout=self._log, stderr=subprocess.STDOUT, env=environment)
         self.port = self._wait_for_port()
         self.url = f"http://127.0.0.1:{self.port}"
 

@@ -42,3 +42,19 @@ export function formatAgo(ms, nowMs) {
   if (ms == null) return '—';
   return `${formatDuration(Math.max(0, (nowMs - ms) / 1000))} ago`;
 }
+
+/** Decimals that suit a duration of this many ms: 150 ms, 12.3 ms, 0.6 ms, 0.04 ms, 0.004 ms. */
+export function millisecondDecimals(ms) {
+  const size = Math.abs(ms);
+  if (size >= 100) return 0;
+  if (size >= 0.1 || size === 0) return 1;
+  if (size >= 0.01) return 2;
+  return 3;
+}
+
+/** A time in ms; decimals follow its size unless given, signed adds a + to positive values (offsets). */
+export function formatMilliseconds(ms, { decimals = millisecondDecimals(ms ?? 0), signed = false } = {}) {
+  if (ms == null || !Number.isFinite(ms)) return '—';
+  const rounded = Number(ms.toFixed(decimals)) || 0; // || 0: no "-0.0"
+  return `${signed && rounded > 0 ? '+' : ''}${rounded.toFixed(decimals)} ms`;
+}

@@ -3,6 +3,7 @@
 import { ApiError, getJSON, whenUnauthorized } from './api.js';
 import { ChunkPlayer } from './chunk-player.js';
 import { chunkFromSavedEvent } from './chunks.js';
+import { showClock } from './clock-panel.js';
 import { ConfigForm } from './config-form.js';
 import { byId, showPill } from './dom.js';
 import { showHealth } from './health-panel.js';
@@ -47,6 +48,7 @@ function showStatus(status, timeline) {
   syncNodeClock(status.health.timestamp);
   showRecorder(status);
   showHealth(status.health);
+  showClock(status);
   showStorage(status.store);
   showUplink(status.uplink, status.uploads, status.announcement);
   showPeers(status.peers);

@@ -24,6 +24,8 @@ export function showRecorder(status) {
     ['Encoder', recorder.encoder],
     ['Frames captured', formatCount(recorder.framesCaptured)],
     ['Chunks written', formatCount(recorder.chunksWritten)],
+    // Ended before their length so a request could have the freshest footage (absent from older nodes).
+    ...(recorder.chunksCutEarly == null ? [] : [['Chunks cut early', formatCount(recorder.chunksCutEarly)]]),
     ['Last frame', formatAgo(recorder.lastFrameMs, nodeNowMs())],
   ]);
 }

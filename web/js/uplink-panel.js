@@ -1,6 +1,6 @@
 // The node's link to its edge server, and what went up it last.
 import { byId, showFacts, showPill } from './dom.js';
-import { formatAgo, formatBytes, formatCount, formatDateTime } from './format.js';
+import { formatAgo, formatBytes, formatCount, formatDateTime, formatDuration } from './format.js';
 import { nodeNowMs } from './node-clock.js';
 
 // waiting = between attempts after a failure; discovering = looking for an edge server over mDNS.
@@ -22,6 +22,14 @@ export function showUplink(uplink, uploads, announcement) {
     ['Last upload', lastUpload],
     ['Uploaded', `${formatCount(uploads.files)} files, ${formatBytes(uploads.bytes)}`],
     ['Last error', uplink.lastError ?? 'none'],
+    ...nextAttemptFacts(uplink, now),
     ['mDNS announcement', announcement],
   ]);
+}
+
+// While waiting between attempts: which attempt comes next, and when.
+function nextAttemptFacts(uplink, now) {
+  if (uplink.nextAttemptAtMs == null) return [];
+  const seconds = Math.max(0, (uplink.nextAttemptAtMs - now) / 1000);
+  return [['Next attempt', `attempt ${formatCount(uplink.reconnectAttempt)} in ${formatDuration(seconds)}`]];
 }
