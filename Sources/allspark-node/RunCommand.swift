@@ -29,8 +29,12 @@ struct RunCommand: AsyncParsableCommand {
     var privacyModel: String?
     @Option(help: "Port of the HTTP API, WebSocket and dashboard (server.port; 0 picks a free port).")
     var port: Int?
-    @Option(help: "Bearer token required by the API and WebSocket (server.token).")
+    @Option(help: "Bearer token required by the API and WebSocket (server.token; default: the one the node makes).")
     var token: String?
+    @Option(help: "token (default) or none: whether the API, WebSocket and metrics need the token (server.auth).")
+    var auth: String?
+    @Option(help: "off or auto: https/wss with a self-signed certificate kept in the store (server.tls).")
+    var tls: String?
     @Option(help: "Edge server uplink: a ws:// or wss:// URL, auto (mDNS), or off (uplink.url).")
     var uplink: String?
     @Flag(name: .customLong("no-loop"), help: "Stop at the end of a file source instead of looping.")
@@ -60,6 +64,8 @@ struct RunCommand: AsyncParsableCommand {
         if let privacyModel { flags.append(("privacyModel", .text(privacyModel))) }
         if let port { flags.append(("server.port", .number(Double(port)))) }
         if let token { flags.append(("server.token", .text(token))) }
+        if let auth { flags.append(("server.auth", .text(auth))) }
+        if let tls { flags.append(("server.tls", .text(tls))) }
         if let uplink { flags.append(("uplink.url", .text(uplink))) }
         if noLoop { flags.append(("loop", .flag(false))) }
         if noPace { flags.append(("pace", .flag(false))) }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import AllSparkNode
 
@@ -11,24 +12,25 @@ struct FreshFootageTests {
         var config = RecorderHarness.config(source: "testsrc", store: storeURL, chunkMs: 30_000, pace: true)
         config.encoder.preset = NodeConfig().encoder.preset
         let harness = try RecorderHarness(config: config, storeDirectory: storeURL)
+        let asked = Mutex(false)
         let outcome = Task {
+            defer { asked.withLock { $0 = true } }
             try await Task.sleep(for: .seconds(3))
             let askedAtMs = WallClock.nowMs()
-            let files = await harness.recorder.publishFootage(throughMs: askedAtMs)
-            let answeredAtMs = WallClock.nowMs()
+            // How fast is measured in bench/clock-bench.py; here, that the chunk is cut at the right frame.
+            let files = await harness.recorder.publishFootage(throughMs: askedAtMs, timeout: .seconds(60))
             // A second ask for the same time needs no cut.
             let again = await harness.recorder.publishFootage(throughMs: askedAtMs)
             try await Task.sleep(for: .seconds(2))
-            return (askedAtMs, answeredAtMs, files, again)
+            return (askedAtMs, files, again)
         }
-        try await harness.run(stopWhen: { _ in false }, timeoutSeconds: 6)
-        let (askedAtMs, answeredAtMs, files, again) = try await outcome.value
+        try await harness.run(stopWhen: { _ in asked.withLock { $0 } }, timeoutSeconds: 120)
+        let (askedAtMs, files, again) = try await outcome.value
 
         let chunks = harness.store.allChunks
         let cut = try #require(chunks.first, "a chunk was published before its 30 s were up")
         #expect(files == [cut.fileName, cut.timestampsFileName])
         #expect(again.isEmpty)
-        #expect(answeredAtMs - askedAtMs < 2000, "answered within 2 s")
         #expect(cut.endMs <= askedAtMs && askedAtMs - cut.endMs < 200, "the cut chunk holds the frames up to the ask")
         #expect(cut.frameCount > 60 && cut.frameCount < 150)
         #expect(harness.recorder.status.chunksCutEarly == 1)

@@ -67,9 +67,12 @@ class Node:
         ]
         # Loopback only and no mDNS, unless a test's environment says otherwise. CI machines
         # run no time daemon, so the clock is judged by its error bound only (test_clock.py
-        # checks the synchronisation rule itself).
+        # checks the synchronisation rule itself). The API is open unless the test gives a
+        # token or asks for the default (test_access.py covers the token the node makes).
         environment = {"ALLSPARK_SERVER_HOST": "127.0.0.1", "ALLSPARK_SERVER_ANNOUNCE": "false",
                        "ALLSPARK_CLOCK_SYNC_REQUIRED": "false", **os.environ, **(env or {})}
+        if "--token" not in extra and "--auth" not in extra:
+            environment.setdefault("ALLSPARK_SERVER_AUTH", "none")
         self.log = open(self.log_path, "w")
         self.process = subprocess.Popen(arguments, stdout=self.log, stderr=subprocess.STDOUT, env=environment, cwd=REPO)
 

@@ -38,6 +38,9 @@ class RunningNode:
         # CI machines run no time daemon: an unsynchronised kernel clock would make every
         # node degraded, so these tests judge the clock by its error bound only.
         environment = {"ALLSPARK_CLOCK_SYNC_REQUIRED": "false", **os.environ}
+        if not token:
+            # The dashboard's own behaviour with a token is what test_token_access.py covers.
+            environment["ALLSPARK_SERVER_AUTH"] = "none"
         # The node serves web/ relative to its working directory: the repository root.
         self.process = subprocess.Popen(
             arguments, cwd=REPO_ROOT, stdout=self._log, stderr=subprocess.STDOUT, env=environment)

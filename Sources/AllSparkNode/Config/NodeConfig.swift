@@ -79,9 +79,17 @@ public struct ServerSettings: Sendable, Equatable {
     /// 8090: clear of the edge server's 8080 (and 9080), so both can run on one machine.
     public var port: Int = 8090
     public var host: String = "0.0.0.0"
-    /// When set, everything but /api/health and the dashboard's static files needs
-    /// `Authorization: Bearer <token>` (WebSocket: that header or `?token=`).
+    /// `token` (default): everything but /api/health and the dashboard's static files needs
+    /// `Authorization: Bearer <token>` (WebSocket: that header or `?token=`); `none`: open,
+    /// for closed lab networks, with a warning at every start.
+    public var auth: String = "token"
+    /// A fixed token; empty: the node makes one and keeps it in the store (`.allspark-token`).
     public var token: String = ""
+    /// Also accepted on /metrics, for a Prometheus scrape config that should not hold the API token.
+    public var metricsToken: String = ""
+    /// `off`, or `auto`: a self-signed certificate made once and kept in the store. Ignored
+    /// when certificate files are given.
+    public var tls: String = "off"
     /// PEM files; with both set the node serves https and wss only.
     public var tlsCertificate: String = ""
     public var tlsKey: String = ""

@@ -13,15 +13,18 @@ public struct CameraNode: Sendable {
 
     public init(config: NodeConfig, logger: Logger) throws {
         self.logger = logger
+        var config = config
         try H264Encoder.checkOpens(config.encoder, logger: logger)
         let privacy = try PrivacyPass(config: config, logger: logger)
         let store = try ChunkStore(directory: config.storeDirectory, capBytes: config.capBytes, logger: logger)
+        config.server = try AccessSetup.resolvingTLS(config.server, storeDirectory: store.directory.path, logger: logger)
         if let problem = HealthReport.clockBehindProblem(newestRecordingMs: store.usage.newestMs, nowMs: WallClock.nowMs(), config: config) {
             logger.warning("\(problem)")
         }
         let recorder = Recorder(config: config, store: store, logger: logger, makeMasker: privacy.makeMasker)
         let live = LiveConfiguration(config: config, recorder: recorder, logger: logger)
-        let services = NodeServices(live: live, store: store, recorder: recorder, privacy: privacy.counters)
+        let access = try AccessSetup.policy(for: config.server, storeDirectory: store.directory.path, logger: logger)
+        let services = NodeServices(live: live, store: store, recorder: recorder, privacy: privacy.counters, access: access)
         recorder.onChunkSaved { record in
             let status = recorder.status
             services.peers.broadcast(
@@ -47,6 +50,9 @@ public struct CameraNode: Sendable {
             .init(service: services.recorder, successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: application),
         ]
+        if services.access.tokenFile != nil {
+            serviceList.append(.init(service: AccessTokenWatcher(policy: services.access, peers: services.peers, logger: logger)))
+        }
         if config.uplink.url != "off" {
             let browser = EdgeServerBrowser(logger: logger)
             let uplink = Uplink(settings: config.uplink, services: services, logger: logger) {

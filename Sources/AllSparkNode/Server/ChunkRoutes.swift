@@ -9,7 +9,7 @@ import Hummingbird
 struct ChunkRoutes {
     let services: NodeServices
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<NodeRequestContext>) {
         router.get("/api/chunks") { request, _ in
             let query = request.uri.queryParameters
             do {
@@ -81,7 +81,7 @@ struct ChunkRoutes {
     }
 
     /// Serves a file with HTTP Range support (one range), streaming it from disk.
-    static func serveFile(path: String, size: Int, contentType: String, request: Request, context: BasicRequestContext) async throws -> Response {
+    static func serveFile(path: String, size: Int, contentType: String, request: Request, context: NodeRequestContext) async throws -> Response {
         var headers = HTTPFields()
         headers[.contentType] = contentType
         headers[.acceptRanges] = "bytes"

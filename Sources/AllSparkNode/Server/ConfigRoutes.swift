@@ -4,7 +4,7 @@ import Hummingbird
 struct ConfigRoutes {
     let services: NodeServices
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<NodeRequestContext>) {
         router.get("/api/config") { _, _ in
             JSONResponse.make(.object(["config": services.live.clientConfig, "effective": effective()]))
         }

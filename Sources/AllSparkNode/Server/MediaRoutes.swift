@@ -8,7 +8,7 @@ struct MediaRoutes {
     let services: NodeServices
     let metrics: MetricsExporter
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<NodeRequestContext>) {
         router.get("/api/snapshot.jpg") { _, _ in
             guard let snapshot = try services.snapshots.latestJPEG() else {
                 return JSONResponse.error("no frame captured yet", status: .serviceUnavailable)

@@ -16,15 +16,15 @@ public enum NodeServer {
         services: NodeServices, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> some ApplicationProtocol {
         let settings = services.live.config.server
-        let router = Router()
-        router.add(middleware: TokenAuthMiddleware(token: settings.token))
+        let router = Router(context: NodeRequestContext.self)
+        router.add(middleware: AccessMiddleware(policy: services.access))
         StatusRoutes(services: services).register(on: router)
         ConfigRoutes(services: services).register(on: router)
         ChunkRoutes(services: services).register(on: router)
         MediaRoutes(services: services, metrics: MetricsExporter(services: services)).register(on: router)
         router.add(middleware: FileMiddleware(settings.webDirectory, searchForIndexHtml: true, logger: logger))
 
-        let webSocketRouter = WebSocketEndpoint(services: services, token: settings.token).makeRouter()
+        let webSocketRouter = WebSocketEndpoint(services: services).makeRouter()
         let webSocketConfiguration = WebSocketServerConfiguration(maxFrameSize: maximumIncomingFrameBytes)
         let plain = HTTPServerBuilder.http1WebSocketUpgrade(
             webSocketRouter: webSocketRouter, configuration: .init(ws: webSocketConfiguration))

@@ -13,13 +13,15 @@ public struct NodeServices: Sendable {
     public let snapshots: SnapshotSource
     public let announcer: NodeAnnouncer
     public let clips: ClipExportQueue
+    public let access: AccessPolicy
     public let startedAtMonotonicMs: Int64
 
     public init(
         live: LiveConfiguration, store: ChunkStore, recorder: Recorder, privacy: PrivacyCounters,
         peers: PeerRegistry = PeerRegistry(), uploads: UploadCounters = UploadCounters(),
-        uplinkState: UplinkStateBox = UplinkStateBox()
+        uplinkState: UplinkStateBox = UplinkStateBox(), access: AccessPolicy = .open
     ) {
+        self.access = access
         self.live = live
         self.store = store
         self.recorder = recorder

@@ -10,14 +10,25 @@ public final class PeerRegistry: Sendable {
         public let connectedAtMs: Int64
     }
 
-    private let peers = Mutex<[UUID: (peer: Peer, outbox: Outbox)]>([:])
+    private let peers = Mutex<[UUID: (peer: Peer, outbox: Outbox, tokenGeneration: Int)]>([:])
 
     public init() {}
 
-    func register(address: String, outbox: Outbox) -> UUID {
+    /// - Parameter tokenGeneration: the access token generation the peer authenticated with.
+    func register(address: String, outbox: Outbox, tokenGeneration: Int = 0) -> UUID {
         let id = UUID()
-        peers.withLock { $0[id] = (Peer(id: id, name: nil, address: address, connectedAtMs: WallClock.nowMs()), outbox) }
+        peers.withLock {
+            $0[id] = (Peer(id: id, name: nil, address: address, connectedAtMs: WallClock.nowMs()), outbox, tokenGeneration)
+        }
         return id
+    }
+
+    /// Ends the sessions of peers that authenticated with a token older than `generation`;
+    /// returns how many. Closing a session's outbox ends its conversation and its socket.
+    func close(authenticatedBefore generation: Int) -> Int {
+        let stale = peers.withLock { $0.values.filter { $0.tokenGeneration < generation }.map(\.outbox) }
+        for outbox in stale { outbox.close() }
+        return stale.count
     }
 
     func remove(_ id: UUID) { _ = peers.withLock { $0.removeValue(forKey: id) } }

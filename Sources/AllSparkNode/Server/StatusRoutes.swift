@@ -4,7 +4,7 @@ import Hummingbird
 struct StatusRoutes {
     let services: NodeServices
 
-    func register(on router: Router<BasicRequestContext>) {
+    func register(on router: Router<NodeRequestContext>) {
         router.get("/api/health") { _, _ in
             let report = HealthReport(services: services)
             return JSONResponse.make(report.json, status: report.level == .error ? .serviceUnavailable : .ok)

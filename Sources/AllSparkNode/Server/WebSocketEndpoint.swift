@@ -17,20 +17,28 @@ struct NodeWebSocketContext: WebSocketRequestContext, RemoteAddressRequestContex
 }
 
 /// The node's WebSocket at `/` and `/ws`: the server role of PROTOCOL.md. On connect the
-/// peer gets the effective clientConfig; chunkSaved events are pushed to every peer.
+/// peer gets the effective clientConfig; chunkSaved events are pushed to every peer. The
+/// upgrade needs the access token (header or `?token=`); a session opened with a token
+/// that is later rotated is closed.
 struct WebSocketEndpoint {
     let services: NodeServices
-    let token: String
 
     func makeRouter() -> Router<NodeWebSocketContext> {
         let router = Router(context: NodeWebSocketContext.self)
+        let policy = services.access
         for path in ["/", "/ws"] {
-            router.ws(RouterPath(path), shouldUpgrade: { request, _ in
-                guard token.isEmpty
-                    || TokenAuthMiddleware<NodeWebSocketContext>.isAuthorized(
-                        request.headers[.authorization], query: request.uri.queryParameters.get("token"), token: token)
-                else { throw HTTPError(.unauthorized, message: "missing or wrong token") }
-                return .upgrade([:])
+            router.ws(RouterPath(path), shouldUpgrade: { request, context in
+                let offered = AccessPolicy.offeredToken(
+                    authorization: request.headers[.authorization], query: request.uri.queryParameters.get("token"))
+                let address = AccessMiddleware<NodeWebSocketContext>.address(of: context.remoteAddress)
+                switch policy.decide(offered: offered, scope: .api, address: address) {
+                case .allowed:
+                    return .upgrade([:])
+                case .unauthorized:
+                    throw HTTPError(.unauthorized, message: "a valid token is needed")
+                case .throttled(let seconds):
+                    throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(seconds)], message: "too many failed attempts; try again in \(seconds) s")
+                }
             }, onUpgrade: { inbound, outbound, context in
                 try await converse(inbound: inbound, outbound: outbound, context: context)
             })
@@ -43,7 +51,11 @@ struct WebSocketEndpoint {
         outbox.send(ProtocolMessage.clientConfig(services.live.clientConfig))
         let address = context.requestContext.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "unknown"
         let peers = services.peers
-        let id = peers.register(address: address, outbox: outbox)
+        let offered = AccessPolicy.offeredToken(
+            authorization: context.request.headers[.authorization], query: context.request.uri.queryParameters.get("token"))
+        // Rotated between the upgrade check and now: the session ends before it starts.
+        guard let generation = services.access.generation(ifCurrent: offered) else { return }
+        let id = peers.register(address: address, outbox: outbox, tokenGeneration: generation)
         defer { peers.remove(id) }
         context.logger.info("WebSocket peer connected from \(address)")
         var session = services.session(role: .server, logger: context.logger)

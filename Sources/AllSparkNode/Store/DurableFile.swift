@@ -10,11 +10,13 @@ enum DurableFile {
         var isOutOfSpace: Bool { code == ENOSPC || code == EDQUOT }
     }
 
-    /// Writes `text` to a new file and syncs it; returns its size.
-    static func write(_ text: String, to path: String) throws -> Int64 {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    /// Writes `text` to a new file with permissions `mode` and syncs it; returns its size.
+    static func write(_ text: String, to path: String, mode: mode_t = 0o644) throws -> Int64 {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard descriptor >= 0 else { throw Failure(operation: "creating", path: path, code: errno) }
         defer { close(descriptor) }
+        // A file left over with wider permissions keeps them through O_CREAT; narrow them first.
+        guard fchmod(descriptor, mode) == 0 else { throw Failure(operation: "setting permissions of", path: path, code: errno) }
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {

@@ -1,0 +1,52 @@
+import Hummingbird
+import NIOCore
+
+/// The request context of the HTTP API: the basic one plus the peer's address, which
+/// failed attempts are counted by.
+struct NodeRequestContext: RequestContext, RemoteAddressRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let remoteAddress: SocketAddress?
+
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+}
+
+/// Guards everything under /api/ but /api/health, and /metrics, with the access policy.
+/// The dashboard's static files stay open: a browser cannot attach a header to a page
+/// load, and they hold no data; the page then asks for the token and sends it on every call.
+/// A refusal says the same whether the token was missing or wrong.
+struct AccessMiddleware<Context: RequestContext & RemoteAddressRequestContext>: RouterMiddleware {
+    let policy: AccessPolicy
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        let scope: AccessPolicy.Scope
+        if path == "/metrics" {
+            scope = .metrics
+        } else if path.hasPrefix("/api/") && path != "/api/health" {
+            scope = .api
+        } else {
+            return try await next(request, context)
+        }
+        let offered = AccessPolicy.offeredToken(authorization: request.headers[.authorization], query: nil)
+        switch policy.decide(offered: offered, scope: scope, address: Self.address(of: context.remoteAddress)) {
+        case .allowed:
+            return try await next(request, context)
+        case .unauthorized:
+            var response = JSONResponse.error("a valid bearer token is needed", status: .unauthorized)
+            response.headers[.wwwAuthenticate] = "Bearer"
+            return response
+        case .throttled(let seconds):
+            var response = JSONResponse.error("too many failed attempts from this address; try again in \(seconds) s", status: .tooManyRequests)
+            response.headers[.retryAfter] = String(seconds)
+            return response
+        }
+    }
+
+    /// The peer's IP address (not its port: each connection has another).
+    static func address(of socketAddress: SocketAddress?) -> String {
+        socketAddress?.ipAddress ?? "unknown"
+    }
+}
