@@ -9,6 +9,7 @@ packages=(
 )
 if [ "${1:-}" = "--test" ]; then
     packages+=(chromium chromium-driver)                                          # the dashboard's browser tests
+    packages+=(qemu-system-x86 linux-image-amd64 busybox-static v4l-utils)       # the camera suite's VM (vivid)
 fi
 missing=()
 for package in "${packages[@]}"; do
@@ -35,4 +36,10 @@ if ! echo "$model_sha256  $model_dir/centerface.onnx" | sha256sum --check --stat
 fi
 if [ "${1:-}" = "--test" ]; then
     python3 -m pip install --quiet --disable-pip-version-check -r Tests/requirements.txt
+    # virtme-ng boots the Debian kernel under QEMU with this machine's files shared into the
+    # guest (Tests/camera); its own venv keeps it apart from the tests' packages.
+    if [ ! -x /opt/allspark-vng/bin/vng ]; then
+        $SUDO python3 -m venv /opt/allspark-vng
+        $SUDO /opt/allspark-vng/bin/pip install --quiet --disable-pip-version-check virtme-ng==1.42
+    fi
 fi

@@ -5,12 +5,14 @@
 #include <sys/ioctl.h>
 #include <stdio.h>
 
-int allspark_v4l2_query(int fd, char *card, int card_size, char *driver, int driver_size, uint32_t *capabilities) {
+int allspark_v4l2_query(
+    int fd, char *card, int card_size, char *driver, int driver_size, char *bus_info, int bus_info_size, uint32_t *capabilities) {
     struct v4l2_capability caps;
     memset(&caps, 0, sizeof caps);
     if (ioctl(fd, VIDIOC_QUERYCAP, &caps) < 0) return -1;
     snprintf(card, (size_t)card_size, "%s", (const char *)caps.card);
     snprintf(driver, (size_t)driver_size, "%s", (const char *)caps.driver);
+    snprintf(bus_info, (size_t)bus_info_size, "%s", (const char *)caps.bus_info);
     *capabilities = (caps.capabilities & V4L2_CAP_DEVICE_CAPS) ? caps.device_caps : caps.capabilities;
     return 0;
 }

@@ -40,6 +40,8 @@ public final class LibavCapture {
     public private(set) var droppedFrames = 0
     /// The input format `cameraFormat: auto` chose for a camera, if it chose one.
     private(set) var cameraFormatChoice: CameraFormatChoice?
+    /// The device opened, for a camera (a named camera's current /dev/videoN).
+    private(set) var devicePath: String?
 
     private static let registerDevices: Void = avdevice_register_all()
 
@@ -64,22 +66,19 @@ public final class LibavCapture {
         switch settings.source {
         case .camera(let path):
             url = path
+            devicePath = path
             inputFormat = av_find_input_format("v4l2")
-            if settings.width > 0 && settings.height > 0 {
-                av_dict_set(&options, "video_size", "\(settings.width)x\(settings.height)", 0)
+            cameraFormatChoice = try Self.setCameraOptions(&options, devicePath: path, settings: settings)
+        case .namedCamera(let name):
+            guard let camera = V4L2Catalog.camera(named: name) else {
+                let present = V4L2Catalog.cameras().map { "\($0.devicePath) (\($0.name), \($0.busInfo))" }
+                let known = present.isEmpty ? "no capture device is present" : "present: " + present.joined(separator: ", ")
+                throw LibavError("no V4L2 camera named \(name) (card name or bus info); \(known)", code: allspark_averror(ENODEV))
             }
-            av_dict_set(&options, "framerate", String(settings.fps), 0)
-            if let format = settings.cameraFormat {
-                av_dict_set(&options, "input_format", format, 0)
-            } else if settings.width > 0, settings.height > 0,
-                let choice = CameraFormatChoice.choose(
-                    from: V4L2Catalog.offers(at: path, width: settings.width, height: settings.height), fps: settings.fps)
-            {
-                av_dict_set(&options, "input_format", choice.inputFormat, 0)
-                cameraFormatChoice = choice
-            }
-            // The driver stamps frames with a monotonic clock; "abs" maps them to wall clock.
-            av_dict_set(&options, "timestamps", "abs", 0)
+            url = camera.devicePath
+            devicePath = camera.devicePath
+            inputFormat = av_find_input_format("v4l2")
+            cameraFormatChoice = try Self.setCameraOptions(&options, devicePath: camera.devicePath, settings: settings)
         case .file(let path):
             url = path
         case .testPattern:
@@ -88,7 +87,9 @@ public final class LibavCapture {
             url = "testsrc2=size=\(width)x\(height):rate=\(settings.fps)"
             inputFormat = av_find_input_format("lavfi")
         }
-        try checkLibav(avformat_open_input(&context, url, inputFormat, &options), "opening \(settings.source)")
+        let opened = avformat_open_input(&context, url, inputFormat, &options)
+        if opened < 0, let devicePath { LeakedBufferMappings.release(devicePath: devicePath) }
+        try checkLibav(opened, "opening \(settings.source)")
         formatContext = context
 
         do {
@@ -269,5 +270,56 @@ public final class LibavCapture {
             y: frame.data.0!, yStride: Int(frame.linesize.0),
             u: frame.data.1!, uStride: Int(frame.linesize.1),
             v: frame.data.2!, vStride: Int(frame.linesize.2))
+    }
+}
+
+extension LibavCapture {
+    /// libavdevice's v4l2 options: the size and rate asked for, the input format (the one
+    /// configured, or the one `CameraFormatChoice` picks from what the camera offers at that
+    /// size), and driver timestamps mapped to wall clock.
+    /// - Throws: when the camera lists its sizes and none of its formats offers the one asked
+    ///   for (the driver would silently give another); the message names what it offers.
+    fileprivate static func setCameraOptions(
+        _ options: inout OpaquePointer?, devicePath: String, settings: CaptureSettings
+    ) throws -> CameraFormatChoice? {
+        var choice: CameraFormatChoice?
+        if settings.width > 0 && settings.height > 0 {
+            av_dict_set(&options, "video_size", "\(settings.width)x\(settings.height)", 0)
+            let offers = V4L2Catalog.offers(at: devicePath, width: settings.width, height: settings.height)
+            if offers.isEmpty, let camera = V4L2Catalog.camera(at: devicePath), !camera.formats.isEmpty {
+                throw LibavError(
+                    "camera \(devicePath) (\(camera.name)) cannot give \(settings.width)x\(settings.height); it offers "
+                        + Self.sizesOffered(by: camera), code: allspark_averror(EINVAL))
+            }
+            if settings.cameraFormat == nil { choice = CameraFormatChoice.choose(from: offers, fps: settings.fps) }
+        }
+        av_dict_set(&options, "framerate", String(settings.fps), 0)
+        if let format = settings.cameraFormat {
+            av_dict_set(&options, "input_format", format, 0)
+        } else if let choice {
+            av_dict_set(&options, "input_format", choice.inputFormat, 0)
+        }
+        // The driver stamps frames with a monotonic clock; "abs" maps them to wall clock.
+        av_dict_set(&options, "timestamps", "abs", 0)
+        return choice
+    }
+
+    /// "320x180, 640x360 (YUYV, NV12); 32x32-1920x1080 (GREY)": each size list with the formats offering it.
+    static func sizesOffered(by camera: V4L2Catalog.Camera) -> String {
+        var formatsBySizes: [(sizes: String, formats: [String])] = []
+        for format in camera.formats {
+            let sizes = format.sizes.map { offer -> String in
+                let range = offer.range
+                return range.isDiscrete
+                    ? "\(range.maxWidth)x\(range.maxHeight)"
+                    : "\(range.minWidth)x\(range.minHeight)-\(range.maxWidth)x\(range.maxHeight)"
+            }.joined(separator: ", ")
+            if let index = formatsBySizes.firstIndex(where: { $0.sizes == sizes }) {
+                formatsBySizes[index].formats.append(format.fourcc)
+            } else {
+                formatsBySizes.append((sizes, [format.fourcc]))
+            }
+        }
+        return formatsBySizes.map { "\($0.sizes) (\($0.formats.joined(separator: ", ")))" }.joined(separator: "; ")
     }
 }

@@ -8,7 +8,13 @@ public enum V4L2Catalog {
         public let devicePath: String
         public let name: String
         public let driver: String
+        /// Where the device sits (USB port, platform device): stays the same when the
+        /// camera comes back as another /dev/videoN.
+        public let busInfo: String
         public let formats: [Format]
+
+        /// Whether `source: v4l2:<name>` means this camera: its card name or its bus info.
+        public func isNamed(_ name: String) -> Bool { self.name == name || busInfo == name }
     }
 
     public struct Format: Sendable {
@@ -48,21 +54,26 @@ public enum V4L2Catalog {
         return devices.compactMap { camera(at: "\(deviceDirectory)/\($0)") }
     }
 
+    /// The first capture device whose card name or bus info is `name`.
+    public static func camera(named name: String, deviceDirectory: String = "/dev") -> Camera? {
+        cameras(deviceDirectory: deviceDirectory).first { $0.isNamed(name) }
+    }
+
     static func camera(at path: String) -> Camera? {
-        withCaptureDevice(at: path) { device, name, driver in
+        withCaptureDevice(at: path) { device, name, driver, busInfo in
             let formats = pixelFormats(of: device).map { pixelFormat, description in
                 let sizes = sizeRanges(of: device, pixelFormat: pixelFormat).map { range in
                     SizeOffer(range: range, maxFrameRate: maxFrameRate(of: device, pixelFormat: pixelFormat, width: range.maxWidth, height: range.maxHeight))
                 }
                 return Format(fourcc: fourcc(pixelFormat), description: description, sizes: sizes)
             }
-            return Camera(devicePath: path, name: name, driver: driver, formats: formats)
+            return Camera(devicePath: path, name: name, driver: driver, busInfo: busInfo, formats: formats)
         }
     }
 
     /// What each of the device's formats offers at exactly this size (formats without it are left out).
     static func offers(at path: String, width: Int, height: Int) -> [CameraFormatChoice.Offer] {
-        withCaptureDevice(at: path) { device, _, _ in
+        withCaptureDevice(at: path) { device, _, _, _ in
             pixelFormats(of: device).compactMap { pixelFormat, _ in
                 guard sizeRanges(of: device, pixelFormat: pixelFormat).contains(where: { $0.contains(width: width, height: height) })
                 else { return nil }
@@ -73,17 +84,20 @@ public enum V4L2Catalog {
     }
 
     /// Opens a video capture device for the queries (nil for anything else, e.g. a metadata node).
-    private static func withCaptureDevice<Result>(at path: String, _ body: (Int32, String, String) -> Result) -> Result? {
+    private static func withCaptureDevice<Result>(at path: String, _ body: (Int32, String, String, String) -> Result) -> Result? {
         let device = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         guard device >= 0 else { return nil }
         defer { close(device) }
         var card = [CChar](repeating: 0, count: 64)
         var driver = [CChar](repeating: 0, count: 32)
+        var busInfo = [CChar](repeating: 0, count: 64)
         var capabilities: UInt32 = 0
-        guard allspark_v4l2_query(device, &card, Int32(card.count), &driver, Int32(driver.count), &capabilities) == 0,
+        guard
+            allspark_v4l2_query(
+                device, &card, Int32(card.count), &driver, Int32(driver.count), &busInfo, Int32(busInfo.count), &capabilities) == 0,
             capabilities & allspark_v4l2_capture_capability() != 0
         else { return nil }
-        return body(device, string(card), string(driver))
+        return body(device, string(card), string(driver), string(busInfo))
     }
 
     private static func pixelFormats(of device: Int32) -> [(UInt32, String)] {

@@ -14,7 +14,7 @@ public enum ConfigKeys {
             $0 == 0 || ($0 >= 16 && $0 % 2 == 0)
         },
         .decimal("fps", \.fps, 1...120),
-        .choice("cameraFormat", \.cameraFormat, ["auto", "yuyv422", "mjpeg", "h264"]),
+        .choice("cameraFormat", \.cameraFormat, ["auto"] + CameraFormatChoice.preference.map(\.inputFormat)),
         .boolean("loop", \.loop),
         .boolean("pace", \.pace),
         .text("store", \.storeDirectory, allowed: "a directory path"),

@@ -6,7 +6,8 @@ public struct NodeConfig: Sendable, Equatable {
     public var width: Int = 1280
     public var height: Int = 720
     public var fps: Double = 30
-    /// What to ask a V4L2 camera for: `auto` takes the driver's default, else yuyv422, mjpeg or h264.
+    /// What to ask a V4L2 camera for: `auto` picks from what it offers at the size and rate
+    /// (CameraFormatChoice), else yuyv422, uyvy422, nv12, yuv420p, mjpeg or h264.
     public var cameraFormat: String = "auto"
     /// Files loop forever unless this is false (then the node stops at the end of the file).
     public var loop: Bool = true

@@ -71,8 +71,10 @@ final class RecordingLoop {
             let masker: any LiveFrameMasking
             do {
                 capture = try LibavCapture(settings: captureSettings)
-                let format = capture.cameraFormatChoice.map { ", camera format \($0)" } ?? ""
-                logger.notice("capturing from \(captureSettings.source) at \(capture.outputWidth)x\(capture.outputHeight)\(format)")
+                let format = capture.cameraFormatChoice.map { ", camera format \($0)" }
+                    ?? captureSettings.cameraFormat.map { ", camera format \($0) (configured)" } ?? ""
+                let device = capture.devicePath.map { " (\($0))" } ?? ""
+                logger.notice("capturing from \(captureSettings.source)\(device) at \(capture.outputWidth)x\(capture.outputHeight)\(format)")
                 control.updateStatus { $0.source = captureSettings.source.description }
                 masker = try privacyPass(width: capture.outputWidth, height: capture.outputHeight)
             } catch {

@@ -6,8 +6,10 @@
 /* ioctl is variadic and cannot be called from Swift; these wrap the queries the
  * `devices` command and the camera format choice need. Each returns 0 on success and -1 (errno set) otherwise. */
 
-/* VIDIOC_QUERYCAP: card name, driver name and the device's capabilities. */
-int allspark_v4l2_query(int fd, char *card, int card_size, char *driver, int driver_size, uint32_t *capabilities);
+/* VIDIOC_QUERYCAP: card name, driver name, bus info (stable across renumbering, e.g.
+ * "usb-0000:00:14.0-1" or "platform:vivid-000") and the device's capabilities. */
+int allspark_v4l2_query(
+    int fd, char *card, int card_size, char *driver, int driver_size, char *bus_info, int bus_info_size, uint32_t *capabilities);
 
 /* VIDIOC_ENUM_FMT for video capture: the index-th pixel format. */
 int allspark_v4l2_format(int fd, uint32_t index, uint32_t *pixel_format, char *description, int description_size);

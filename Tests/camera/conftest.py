@@ -1,0 +1,102 @@
+"""Boots one VM with a real V4L2 driver (vivid) for the whole camera suite: QEMU in
+software emulation, a Debian kernel, virtme-ng sharing this machine's file system
+(../shared/TECH-NOTES.md). The guest runs guest.sh, which records from the camera through
+its faults and writes what happened to a folder the tests then judge."""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+NODE_BIN = Path(os.environ.get("ALLSPARK_NODE_BIN", REPO / ".build/debug/allspark-node")).resolve()
+VNG_DIR = Path(os.environ.get("ALLSPARK_VNG", "/opt/allspark-vng/bin"))
+GUEST_TIMEOUT_S = 1500
+
+
+class GuestRun:
+    """What guest.sh left in its output folder."""
+
+    def __init__(self, out, console, seconds):
+        self.out = out
+        self.console = console
+        self.seconds = seconds
+
+    def path(self, *parts):
+        return self.out.joinpath(*parts)
+
+    def text(self, *parts):
+        path = self.path(*parts)
+        return path.read_text(errors="replace") if path.exists() else ""
+
+    def json(self, *parts):
+        return json.loads(self.text(*parts))
+
+    def steps(self):
+        """{step text: guest time} from steps.txt."""
+        found = {}
+        for line in self.text("steps.txt").splitlines():
+            moment, _, what = line.partition(" ")
+            found[what] = float(moment)
+        return found
+
+    def health_samples(self, *parts):
+        """[(time, HTTP code, body dict or None)] from a sample_health file."""
+        samples = []
+        for line in self.text(*parts).splitlines():
+            moment, _, rest = line.partition(" ")
+            body, _, code = rest.rpartition(" ")
+            try:
+                parsed = json.loads(body)
+            except ValueError:
+                parsed = None
+            samples.append((float(moment), int(code or 0), parsed))
+        return samples
+
+
+def why_the_vm_cannot_start():
+    kernels = sorted(glob.glob("/boot/vmlinuz-*"))
+    if not kernels:
+        return "no Debian kernel in /boot (apt-get install linux-image-amd64)"
+    if not shutil.which("qemu-system-x86_64"):
+        return "qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)"
+    if not (VNG_DIR / "vng").exists():
+        return f"virtme-ng is not installed in {VNG_DIR} (scripts/setup.sh --test makes that venv)"
+    if not shutil.which("busybox"):
+        return "busybox is not installed (virtme-ng builds its initramfs with it; apt-get install busybox-static)"
+    if not NODE_BIN.exists():
+        return f"no node binary at {NODE_BIN}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def guest(tmp_path_factory):
+    reason = why_the_vm_cannot_start()
+    if reason:
+        # Said loudly: a skipped camera suite is not a passed one.
+        print(f"\nCAMERA SUITE NOT RUN: {reason}", file=sys.stderr)
+        pytest.skip(f"the camera VM cannot start here: {reason}")
+    out = tmp_path_factory.mktemp("vivid-guest")
+    kernel = sorted(glob.glob("/boot/vmlinuz-*"))[-1]
+    command = [
+        str(VNG_DIR / "vng"), "--run", kernel, "--disable-kvm", "--disable-microvm", "--memory", "2G", "--cpus", "2",
+        "--rwdir", str(out), "--exec", f"bash {REPO}/Tests/camera/guest.sh {out} {NODE_BIN}",
+    ]
+    environment = {**os.environ, "PATH": f"{VNG_DIR}:{os.environ['PATH']}"}
+    started = time.monotonic()
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=GUEST_TIMEOUT_S, env=environment, cwd=REPO)
+        console = result.stdout + result.stderr
+    except subprocess.TimeoutExpired as error:
+        console = f"(the guest ran over {GUEST_TIMEOUT_S} s)\n{error.stdout or ''}{error.stderr or ''}"
+    seconds = time.monotonic() - started
+    (out / "console.txt").write_text(console if isinstance(console, str) else console.decode(errors="replace"))
+    print(f"\ncamera VM: {seconds:.0f} s, output in {out}", file=sys.stderr)
+    if not (out / "steps.txt").exists():
+        pytest.fail(f"the camera VM did not run the guest script (booting failed?):\n{console[-4000:]}")
+    return GuestRun(out, console, seconds)

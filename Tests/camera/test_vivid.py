@@ -1,0 +1,159 @@
+"""The camera path on a real V4L2 driver (vivid, in a VM): devices, recording, formats,
+faults (disconnect, streaming errors, a 10 s unplug) and a camera that comes back under
+another /dev/videoN. One boot runs guest.sh; each test judges part of what it left."""
+import json
+import re
+import subprocess
+from pathlib import Path
+
+FPS = 10
+CHUNK_FRAMES = 20
+
+
+def chunk_files(store):
+    return sorted(Path(store).glob("chunk_*.mp4"), key=lambda path: stamp_ms(path))
+
+
+def stamp_ms(path):
+    seconds, milliseconds = path.stem.split("_", 1)[1].split(".")
+    return int(seconds) * 1000 + int(milliseconds)
+
+
+def timestamps(chunk):
+    return [int(line) for line in chunk.with_name(chunk.name.replace("chunk_", "timestamps_").replace(".mp4", ".txt")).read_text().split()]
+
+
+def decoded_frames(chunk):
+    """Frames ffprobe decodes, and whether the first is a keyframe."""
+    result = subprocess.run(
+        ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "frame=key_frame", "-of", "csv=p=0", str(chunk)],
+        capture_output=True, text=True, timeout=120)
+    flags = [line.split(",")[0] for line in result.stdout.split() if line.strip()]
+    return len(flags), bool(flags) and flags[0] == "1"
+
+
+def capturing_lines(guest, name):
+    return re.findall(r"capturing from (.+?) at (\d+x\d+)(.*)", guest.text(name, "node.log"))
+
+
+def test_devices_lists_the_capture_nodes_with_formats_and_skips_the_others(guest):
+    cameras = guest.json("devices.json")
+    assert sorted(camera["busInfo"] for camera in cameras) == ["platform:vivid-000", "platform:vivid-001"], cameras
+    listed = guest.text("v4l2-list-devices.txt")
+    all_nodes = set(re.findall(r"/dev/video\d+", listed))
+    assert len(all_nodes) > len(cameras), f"vivid also makes output, VBI and metadata nodes: {listed}"
+    for camera in cameras:
+        assert camera["driver"] == "vivid" and camera["source"] == "v4l2:" + camera["busInfo"]
+        formats = {format["fourcc"]: format for format in camera["formats"]}
+        assert {"YUYV", "NV12"} <= set(formats), formats.keys()
+        sizes = formats["YUYV"]["sizes"]
+        assert any(size["maxWidth"] == 320 and size["maxHeight"] == 180 for size in sizes), sizes
+        assert all(size["maxFrameRate"] for size in sizes)
+    text = guest.text("devices.txt")
+    assert "source v4l2:platform:vivid-000" in text and "YUYV" in text
+
+
+def test_recording_from_the_camera_chunks_frames_and_driver_timestamps(guest):
+    steps = guest.steps()
+    first_fault_ms = steps["fault disconnect"] * 1000
+    chunks = [chunk for chunk in chunk_files(guest.path("record", "store")) if timestamps(chunk)[-1] < first_fault_ms]
+    assert len(chunks) >= 3, guest.text("record", "node.log")[-3000:]
+    whole = chunks[1:]  # the first chunk starts while the camera warms up
+    for chunk in chunks:
+        stamps = timestamps(chunk)
+        assert stamp_ms(chunk) == stamps[0], "named after its first frame"
+        assert all(later > earlier for earlier, later in zip(stamps, stamps[1:])), "strictly increasing"
+        frames, keyframe_first = decoded_frames(chunk)
+        assert frames == len(stamps) and keyframe_first
+    for chunk in whole:
+        stamps = timestamps(chunk)
+        assert abs(len(stamps) - CHUNK_FRAMES) <= 2, f"{chunk.name}: {len(stamps)} frames in a 2 s chunk at {FPS} fps"
+        mean_spacing = (stamps[-1] - stamps[0]) / (len(stamps) - 1)
+        assert abs(mean_spacing - 1000 / FPS) <= 1000 / FPS / 4, f"{chunk.name}: mean spacing {mean_spacing:.1f} ms"
+    offered = {format["fourcc"] for camera in guest.json("devices.json") for format in camera["formats"]}
+    source, size, format_text = capturing_lines(guest, "record")[0]
+    assert size == "320x180"
+    chosen = re.search(r"camera format (\w+)", format_text)
+    assert chosen and chosen.group(1) in offered, format_text
+
+
+def test_an_explicit_camera_format_is_honoured(guest):
+    lines = capturing_lines(guest, "format")
+    assert lines and "camera format nv12 (configured)" in lines[0][2], guest.text("format", "node.log")[-2000:]
+    assert len(chunk_files(guest.path("format", "store"))) >= 2
+
+
+def test_a_size_the_camera_cannot_give_is_refused_naming_what_it_can(guest):
+    log = guest.text("badsize", "node.log")
+    assert "cannot give 334x222; it offers" in log and "320x180" in log, log[-2000:]
+    health = guest.json("badsize", "health.json")
+    assert health["status"] == "error" and any("334x222" in problem for problem in health["problems"]), health
+    assert guest.text("badsize", "exit-status").strip() == "0", "the node kept serving until told to stop"
+
+
+def chunk_holding(chunks, moment_ms):
+    return next((chunk for chunk in chunks if timestamps(chunk)[0] <= moment_ms <= timestamps(chunk)[-1] + 1000 / FPS), None)
+
+
+def test_disconnect_mid_chunk_keeps_the_chunk_and_recording_resumes(guest):
+    steps = guest.steps()
+    at_ms = steps["fault disconnect"] * 1000
+    chunks = chunk_files(guest.path("record", "store"))
+    interrupted = chunk_holding(chunks, at_ms - 2 * 1000 / FPS)
+    assert interrupted is not None, "the chunk in progress at the disconnect was kept"
+    frames, keyframe_first = decoded_frames(interrupted)
+    assert frames == len(timestamps(interrupted)) and keyframe_first
+    assert "fault disconnect recovered" in steps, guest.text("record", "node.log")[-3000:]
+    assert any(timestamps(chunk)[0] > at_ms for chunk in chunks), "recording resumed by itself"
+
+
+def test_streaming_errors_are_come_through(guest):
+    steps = guest.steps()
+    chunks = chunk_files(guest.path("record", "store"))
+    for fault in ("fatal-streaming", "streamon"):
+        assert f"fault {fault} recovered" in steps, f"{fault}: {guest.text('record', 'node.log')[-3000:]}"
+        at_ms = steps[f"fault {fault}"] * 1000
+        assert any(timestamps(chunk)[0] > at_ms for chunk in chunks), f"recording after {fault}"
+    log = guest.text("record", "node.log")
+    assert log.count("failed:") >= 2 and "retrying in" in log
+
+
+def test_a_10_s_unplug_turns_health_red_within_5_s_and_recording_resumes(guest):
+    steps = guest.steps()
+    unplugged = steps["fault unplug"]
+    samples = guest.health_samples("record", "health-unplugged.txt")
+    red = [(moment, body) for moment, code, body in samples if code == 503]
+    assert red and red[0][0] - unplugged <= 5, f"red within 5 s: {samples[:12]}"
+    assert any(body and any("no frame" in problem or "source" in problem for problem in body["problems"]) for _, body in red)
+    status = guest.json("record", "status.json")
+    assert status["recorder"]["recording"] is True
+    assert "fault unplug recovered" in steps
+    chunks = chunk_files(guest.path("record", "store"))
+    assert any(timestamps(chunk)[0] > steps["fault plugged-back"] * 1000 for chunk in chunks), "recording resumed with no restart"
+    assert guest.text("record", "exit-status").strip() == "0"
+    for chunk in chunks:
+        frames, keyframe_first = decoded_frames(chunk)
+        assert frames == len(timestamps(chunk)) and keyframe_first, chunk.name
+
+
+def test_source_auto_finds_a_capture_node_that_is_not_video0(guest):
+    remaining = guest.json("devices-second-only.json")
+    assert len(remaining) == 1 and remaining[0]["device"] != "/dev/video0"
+    source, _, _ = capturing_lines(guest, "auto")[0]
+    assert source == f"camera v4l2:{remaining[0]['busInfo']} ({remaining[0]['device']})", source
+    assert len(chunk_files(guest.path("auto", "store"))) >= 2
+
+
+def test_a_camera_named_by_bus_info_is_followed_to_its_new_node_number(guest):
+    def device_of(name):
+        return next(camera["device"] for camera in guest.json("renumber", name) if camera["busInfo"] == "platform:vivid-000")
+
+    before, after = device_of("devices-before.json"), device_of("devices-after.json")
+    assert before != after, "the camera came back as another /dev/videoN"
+    sources = [line[0] for line in capturing_lines(guest, "renumber")]
+    assert sources[0] == f"camera v4l2:platform:vivid-000 ({before})"
+    assert sources[-1] == f"camera v4l2:platform:vivid-000 ({after})", sources
+    steps = guest.steps()
+    assert "renumber recovered" in steps
+    chunks = chunk_files(guest.path("renumber", "store"))
+    assert any(timestamps(chunk)[0] > steps["renumber rebound"] * 1000 for chunk in chunks)
