@@ -9,7 +9,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var configOptions: ConfigOptions
 
-    @Option(help: "auto, testsrc, a /dev/videoN device or a media file.")
+    @Option(help: "auto, testsrc, v4l2:<bus info or card name> (see `devices`), a /dev/videoN or /dev/v4l/... device, or a media file.")
     var source: String?
     @Option(help: "Output size WxH, e.g. 1280x720.")
     var size: String?
@@ -86,7 +86,7 @@ struct RunCommand: AsyncParsableCommand {
 
         let source = CaptureSource.resolve(config.source)
         if config.source == "auto" {
-            logger.notice("source auto: \(source == .testPattern ? "no camera at /dev/video0, using the test pattern" : "using \(source)")")
+            logger.notice("source auto: \(source == .testPattern ? "no V4L2 capture device, using the test pattern" : "using \(source)")")
         }
         try await CameraNode(config: config, logger: logger).run()
     }

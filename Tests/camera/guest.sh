@@ -34,6 +34,8 @@ sample_health() {
     done
 }
 
+# Two instances (one platform device, vivid.0, holds both): two cameras with bus infos
+# platform:vivid-000 and -001, each with capture, output, VBI and other nodes.
 modprobe vivid n_devs=2 no_error_inj=0 || { echo "modprobe vivid failed" > "$OUT/failed"; exit 1; }
 udevadm settle 2>/dev/null
 step vivid loaded
@@ -76,21 +78,28 @@ sleep 4
 curl -s "$API/api/health" > "$OUT/badsize/health.json"
 stop_node badsize
 
-# source: auto finds the capture node when it is not /dev/video0 (only the second camera is left).
-echo vivid.0 > "$VIVID/unbind"
-"$NODE" devices --json > "$OUT/devices-second-only.json" 2>&1
+# Unplugged while something still holds the old device node, a camera comes back under a
+# new /dev/videoN (the old number stays taken until released): how cameras renumber.
+replug_renumbered() {  # device-held-open
+    sleep 600 < "$1" & local holder=$!
+    sleep 0.5
+    echo vivid.0 > "$VIVID/unbind"; echo vivid.0 > "$VIVID/bind"
+    sleep 1; kill "$holder"; wait "$holder" 2>/dev/null
+}
+
+# source: auto finds the capture node when it is not /dev/video0.
+replug_renumbered "$CAPTURE0"
+"$NODE" devices --json > "$OUT/devices-renumbered.json" 2>&1
 start_node auto auto
 wait_chunks "$OUT/auto/store" 2 60
 stop_node auto
-echo vivid.0 > "$VIVID/bind"
 
 # The same camera under a new node number: named by bus info, recording follows it.
 start_node renumber v4l2:platform:vivid-000
 wait_chunks "$OUT/renumber/store" 2 60
 "$NODE" devices --json > "$OUT/renumber/devices-before.json"
 step renumber unbinding
-echo vivid.0 > "$VIVID/unbind"; echo vivid.1 > "$VIVID/unbind"
-echo vivid.1 > "$VIVID/bind"; sleep 0.5; echo vivid.0 > "$VIVID/bind"
+replug_renumbered "$(device_of platform:vivid-000 "$OUT/renumber/devices-before.json")"
 step renumber rebound
 "$NODE" devices --json > "$OUT/renumber/devices-after.json"
 before=$(chunks "$OUT/renumber/store"); wait_chunks "$OUT/renumber/store" $((before + 2)) 60 && step renumber recovered || step renumber not-recovered

@@ -27,6 +27,9 @@ struct HealthReport {
             errors.append("recording has stopped")
         } else if let frameAgeMs, frameAgeMs > Self.stalledAfterMs {
             errors.append("no frame for \(frameAgeMs) ms" + (status.sourceError.map { ": \($0)" } ?? ""))
+        } else if let sourceError = status.sourceError, !status.recording {
+            // The source failed and is being retried: red at once, saying why.
+            errors.append("source failed: \(sourceError)")
         } else if frameAgeMs == nil && uptimeMs > 10_000 {
             errors.append("no frame since start" + (status.sourceError.map { ": \($0)" } ?? ""))
         }
