@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOCore
 import Synchronization
 
 /// Who may use the node's API, WebSocket and metrics: by default everyone holding the
@@ -86,6 +87,11 @@ public final class AccessPolicy: Sendable {
         var difference: UInt8 = 0
         for index in a.indices { difference |= a[index] ^ b[index] }
         return difference == 0
+    }
+
+    /// What failed attempts are counted by: the peer's IP address (not its port: each connection has another).
+    static func clientAddress(_ socketAddress: SocketAddress?) -> String {
+        socketAddress?.ipAddress ?? "unknown"
     }
 
     /// The token a request offers: `Authorization: Bearer <token>`, else `?token=` (WebSocket).

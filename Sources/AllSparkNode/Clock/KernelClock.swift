@@ -52,13 +52,3 @@ public struct KernelClock: Sendable, Equatable {
         ])
     }
 }
-
-extension Double {
-    /// One decimal, for messages ("3200.4").
-    var formatted1: String {
-        let tenths = (self * 10).rounded()
-        let sign = tenths < 0 ? "-" : ""
-        let magnitude = Int64(abs(tenths))
-        return "\(sign)\(magnitude / 10).\(magnitude % 10)"
-    }
-}

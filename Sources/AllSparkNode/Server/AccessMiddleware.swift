@@ -31,7 +31,7 @@ struct AccessMiddleware<Context: RequestContext & RemoteAddressRequestContext>: 
             return try await next(request, context)
         }
         let offered = AccessPolicy.offeredToken(authorization: request.headers[.authorization], query: nil)
-        switch policy.decide(offered: offered, scope: scope, address: Self.address(of: context.remoteAddress)) {
+        switch policy.decide(offered: offered, scope: scope, address: AccessPolicy.clientAddress(context.remoteAddress)) {
         case .allowed:
             return try await next(request, context)
         case .unauthorized:
@@ -43,10 +43,5 @@ struct AccessMiddleware<Context: RequestContext & RemoteAddressRequestContext>: 
             response.headers[.retryAfter] = String(seconds)
             return response
         }
-    }
-
-    /// The peer's IP address (not its port: each connection has another).
-    static func address(of socketAddress: SocketAddress?) -> String {
-        socketAddress?.ipAddress ?? "unknown"
     }
 }

@@ -13,6 +13,8 @@ struct HealthReport {
 
     let level: Level
     let json: JSONValue
+    /// The kernel clock as read for this report (nil when adjtimex failed).
+    let clock: KernelClock?
 
     init(services: NodeServices, nowMonotonicMs: Int64 = WallClock.monotonicMs()) {
         let status = services.recorder.status
@@ -41,7 +43,7 @@ struct HealthReport {
         }
         if uplink.phase == .waiting { warnings.append("uplink not connected: \(uplink.lastError ?? "retrying")") }
         let config = services.live.config
-        let clock = KernelClock.read()
+        clock = KernelClock.read()
         if let problem = clock?.problem(maximumErrorLimitMs: config.clockMaxErrorMs, synchronizationRequired: config.clockSyncRequired) {
             warnings.append(problem)
         }

@@ -13,14 +13,15 @@ struct StatusRoutes {
     }
 
     /// The kernel clock as health reports it, with the limits it is judged by.
-    private func clockStatus(config: NodeConfig) -> JSONValue {
-        guard case .object(var fields)? = KernelClock.read()?.json else { return .null }
+    private func clockStatus(_ clock: KernelClock?, config: NodeConfig) -> JSONValue {
+        guard case .object(var fields)? = clock?.json else { return .null }
         fields["maxErrorLimitMs"] = .number(config.clockMaxErrorMs)
         fields["syncRequired"] = .bool(config.clockSyncRequired)
         return .object(fields)
     }
 
     func status() -> JSONValue {
+        let health = HealthReport(services: services)
         let recorder = services.recorder.status
         let usage = services.store.usage
         let privacy = services.privacy.snapshot()
@@ -28,7 +29,7 @@ struct StatusRoutes {
         let config = services.live.config
         func number(_ value: Int64?) -> JSONValue { value.map { .number(Double($0)) } ?? .null }
         return .object([
-            "health": HealthReport(services: services).json,
+            "health": health.json,
             "recorder": .object([
                 "recording": .bool(recorder.recording),
                 "source": .string(recorder.source),
@@ -81,7 +82,7 @@ struct StatusRoutes {
                 "timeReference": .string(config.uplink.timeReference),
                 "edgeClock": uplink.edgeClock?.json ?? .null,
             ]),
-            "clock": clockStatus(config: config),
+            "clock": clockStatus(health.clock, config: config),
             "announcement": .string(services.announcer.state),
             "uploads": .object([
                 "bytes": .number(Double(services.uploads.bytesUploaded)),

@@ -30,7 +30,7 @@ struct WebSocketEndpoint {
             router.ws(RouterPath(path), shouldUpgrade: { request, context in
                 let offered = AccessPolicy.offeredToken(
                     authorization: request.headers[.authorization], query: request.uri.queryParameters.get("token"))
-                let address = AccessMiddleware<NodeWebSocketContext>.address(of: context.remoteAddress)
+                let address = AccessPolicy.clientAddress(context.remoteAddress)
                 switch policy.decide(offered: offered, scope: .api, address: address) {
                 case .allowed:
                     return .upgrade([:])
