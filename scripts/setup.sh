@@ -9,7 +9,7 @@ packages=(
 )
 if [ "${1:-}" = "--test" ]; then
     packages+=(chromium chromium-driver)                                          # the dashboard's browser tests
-    packages+=(qemu-system-x86 linux-image-amd64 busybox-static v4l-utils)       # the camera suite's VM (vivid)
+    packages+=(qemu-system-x86 linux-image-amd64 busybox-static v4l-utils curl)  # the camera suite's VM (vivid)
 fi
 missing=()
 for package in "${packages[@]}"; do
