@@ -32,7 +32,12 @@ struct FreshFootageTests {
         #expect(files == [cut.fileName, cut.timestampsFileName])
         #expect(again.isEmpty)
         #expect(cut.endMs <= askedAtMs && askedAtMs - cut.endMs < 200, "the cut chunk holds the frames up to the ask")
-        #expect(cut.frameCount > 60 && cut.frameCount < 150)
+        // When the ask comes depends on the machine's load; that the chunk was cut short and holds
+        // the frames of its span does not (a loaded machine may drop a few).
+        let spanFrames = Int((cut.endMs - cut.startMs) * 30 / 1000) + 1
+        #expect(cut.endMs - cut.startMs < 25_000, "ended well before its 30 s")
+        #expect(cut.frameCount <= spanFrames + 1 && cut.frameCount * 4 >= spanFrames * 3,
+                "\(cut.frameCount) frames over a span of \(spanFrames)")
         #expect(harness.recorder.status.chunksCutEarly == 1)
         for chunk in chunks {
             let decoded = try DecodedChunk.decode(storeURL.appendingPathComponent(chunk.fileName).path)
