@@ -5,6 +5,6 @@ struct AllSparkNodeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "allspark-node",
         abstract: "AllSpark camera node: records privacy-masked H.264 chunks into a size-capped ring store.",
-        subcommands: [RunCommand.self, ChunksCommand.self, DevicesCommand.self, AnonymizeCommand.self, TokenCommand.self],
+        subcommands: [RunCommand.self, ChunksCommand.self, DevicesCommand.self, AnonymizeCommand.self, TokenCommand.self, ArchiveCommand.self],
         defaultSubcommand: RunCommand.self)
 }

@@ -37,6 +37,12 @@ struct RunCommand: AsyncParsableCommand {
     var tls: String?
     @Option(help: "Edge server uplink: a ws:// or wss:// URL, auto (mDNS), or off (uplink.url).")
     var uplink: String?
+    @Option(name: .customLong("archive-endpoint"), help: "S3-compatible store to archive chunks to, e.g. http://127.0.0.1:7480, or off (archive.endpoint).")
+    var archiveEndpoint: String?
+    @Option(name: .customLong("archive-bucket"), help: "Bucket of the archive (archive.bucket); credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.")
+    var archiveBucket: String?
+    @Option(name: .customLong("archive-prefix"), help: "Key prefix in the bucket (archive.prefix; default <clientName>/).")
+    var archivePrefix: String?
     @Flag(name: .customLong("no-loop"), help: "Stop at the end of a file source instead of looping.")
     var noLoop = false
     @Flag(name: .customLong("no-pace"), help: "Read a file or the test pattern as fast as the pipeline goes; frame times follow the file.")
@@ -67,6 +73,9 @@ struct RunCommand: AsyncParsableCommand {
         if let auth { flags.append(("server.auth", .text(auth))) }
         if let tls { flags.append(("server.tls", .text(tls))) }
         if let uplink { flags.append(("uplink.url", .text(uplink))) }
+        if let archiveEndpoint { flags.append(("archive.endpoint", .text(archiveEndpoint))) }
+        if let archiveBucket { flags.append(("archive.bucket", .text(archiveBucket))) }
+        if let archivePrefix { flags.append(("archive.prefix", .text(archivePrefix))) }
         if noLoop { flags.append(("loop", .flag(false))) }
         if noPace { flags.append(("pace", .flag(false))) }
         return flags

@@ -64,6 +64,17 @@ public enum ConfigKeys {
         .integer("uplink.clockSyncIntervalMs", \.uplink.clockSyncIntervalMs, 1000...86_400_000),
         .decimal("uplink.clockOffsetLimitMs", \.uplink.clockOffsetLimitMs, 0.001...86_400_000, runtime: true),
         .decimal("uplink.clockDriftLimitMsPerS", \.uplink.clockDriftLimitMsPerS, 0.001...1000, runtime: true),
+        .text("archive.endpoint", \.archive.endpoint, allowed: "off, or an http:// or https:// URL of an S3-compatible store") { url in
+            url == "off" || url.hasPrefix("http://") || url.hasPrefix("https://")
+        },
+        .optionalText("archive.bucket", \.archive.bucket, allowed: "an S3 bucket name"),
+        .optionalText("archive.prefix", \.archive.prefix, allowed: "a key prefix such as lab/cam1/, or empty for <clientName>/"),
+        .text("archive.region", \.archive.region, allowed: "an S3 region name, e.g. us-east-1"),
+        .boolean("archive.pathStyle", \.archive.pathStyle),
+        .optionalText("archive.credentialsFile", \.archive.credentialsFile, allowed: "an AWS shared-credentials file, or empty for AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY"),
+        .integer("archive.multipartThresholdMB", \.archive.multipartThresholdMB, 5...5120),
+        .integer("archive.partSizeMB", \.archive.partSizeMB, 5...5120),
+        .integer("archive.maxLagSeconds", \.archive.maxLagSeconds, 10...31_536_000, runtime: true),
     ]
 
     public static func named(_ name: String) -> ConfigKey? {

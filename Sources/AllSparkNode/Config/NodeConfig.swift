@@ -42,6 +42,7 @@ public struct NodeConfig: Sendable, Equatable {
     public var clockSyncRequired: Bool = true
     public var server = ServerSettings()
     public var uplink = UplinkSettings()
+    public var archive = ArchiveSettings()
 
     public init() {}
 

@@ -24,8 +24,14 @@ public struct CameraNode: Sendable {
         let recorder = Recorder(config: config, store: store, logger: logger, makeMasker: privacy.makeMasker)
         let live = LiveConfiguration(config: config, recorder: recorder, logger: logger)
         let access = try AccessSetup.policy(for: config.server, storeDirectory: store.directory.path, logger: logger)
-        let services = NodeServices(live: live, store: store, recorder: recorder, privacy: privacy.counters, access: access)
+        let archive = try config.archive.isEnabled
+            ? ChunkArchive(
+                settings: config.archive, nodeName: ClientIdentity.name(configured: config.uplink.name, storeDirectory: store.directory),
+                storeDirectory: store.directory, logger: logger)
+            : nil
+        let services = NodeServices(live: live, store: store, recorder: recorder, privacy: privacy.counters, access: access, archive: archive)
         recorder.onChunkSaved { record in
+            archive?.chunkSaved(record)
             let status = recorder.status
             services.peers.broadcast(
                 ProtocolMessage.chunkSaved(record, fps: live.config.fps, width: status.frameWidth, height: status.frameHeight))
@@ -52,6 +58,9 @@ public struct CameraNode: Sendable {
         ]
         if services.access.tokenFile != nil {
             serviceList.append(.init(service: AccessTokenWatcher(policy: services.access, peers: services.peers, logger: logger)))
+        }
+        if let archive = services.archive {
+            serviceList.append(.init(service: ArchiveUploader(archive: archive, store: services.store, logger: logger)))
         }
         if config.uplink.url != "off" {
             let browser = EdgeServerBrowser(logger: logger)

@@ -19,10 +19,11 @@ public final class ClipExportQueue: Sendable {
     /// Writes the clip to `path` once the clips asked for before it are done. A request
     /// cancelled while it waits makes no clip.
     public func export(
-        chunks: [ChunkRecord], storeDirectory: URL, startMs: Int64, endMs: Int64, to path: String
+        chunks: [ChunkRecord], storeDirectory: URL, elsewhere: [String: String] = [:], startMs: Int64, endMs: Int64, to path: String
     ) async throws -> ClipExporter.Summary {
         try await thread.runIfActive {
-            try ClipExporter.export(chunks: chunks, storeDirectory: storeDirectory, startMs: startMs, endMs: endMs, to: path)
+            try ClipExporter.export(
+                chunks: chunks, storeDirectory: storeDirectory, elsewhere: elsewhere, startMs: startMs, endMs: endMs, to: path)
         }
     }
 }

@@ -16,12 +16,15 @@ public enum ClipExporter {
         public var description: String { "no frames in that range" }
     }
 
-    /// Writes the clip to `outputPath`. `chunks` are the overlapping chunks, oldest first.
+    /// Writes the clip to `outputPath`. `chunks` are the overlapping chunks, oldest first;
+    /// their files are in `storeDirectory` unless `elsewhere` gives a path by file name
+    /// (chunks read back from the archive).
     public static func export(
-        chunks: [ChunkRecord], storeDirectory: URL, startMs: Int64, endMs: Int64, to outputPath: String
+        chunks: [ChunkRecord], storeDirectory: URL, elsewhere: [String: String] = [:], startMs: Int64, endMs: Int64, to outputPath: String
     ) throws -> Summary {
         guard let first = chunks.first else { throw Failure.noFrames }
-        let firstPath = storeDirectory.appendingPathComponent(first.fileName).path
+        func path(of chunk: ChunkRecord) -> String { elsewhere[chunk.fileName] ?? storeDirectory.appendingPathComponent(chunk.fileName).path }
+        let firstPath = path(of: first)
         let startKeyframeMs = try lastKeyframe(atOrBefore: startMs, in: firstPath, chunkStartMs: first.startMs)
         let millisecond = AVRational(num: 1, den: 1000)
         var muxer: FragmentedMuxer?
@@ -41,7 +44,7 @@ public enum ClipExporter {
         var frameDurationMs: Int64 = 1
 
         for chunk in chunks where !finished {
-            let reader = try ChunkReader(path: storeDirectory.appendingPathComponent(chunk.fileName).path)
+            let reader = try ChunkReader(path: path(of: chunk))
             let parameters = reader.codecParameters
             let size = (parameters.pointee.width, parameters.pointee.height)
             // A change of picture size means another encoder session: the clip ends there.

@@ -15,6 +15,8 @@ public struct ProtocolSession: Sendable {
     let live: LiveConfiguration
     let store: ChunkStore
     let uploader: FileUploader
+    /// Where ranges beyond the ring are read from, when the node archives.
+    let archive: ArchiveCatalog?
     let logger: Logger
     /// Called with the peer's clientInfo name (server role).
     var onClientInfo: @Sendable (String) -> Void = { _ in }
@@ -31,9 +33,10 @@ public struct ProtocolSession: Sendable {
     static let maximumIncomingMessageBytes = 1 << 20
 
     init(
-        role: Role, live: LiveConfiguration, store: ChunkStore, uploader: FileUploader, logger: Logger,
+        role: Role, live: LiveConfiguration, store: ChunkStore, uploader: FileUploader, archive: ArchiveCatalog? = nil, logger: Logger,
         publishFootage: @escaping @Sendable (Int64) async -> [String]
     ) {
+        self.archive = archive
         self.role = role
         self.publishFootage = publishFootage
         self.live = live
@@ -72,8 +75,8 @@ public struct ProtocolSession: Sendable {
             try await outbound.writeTextMessage(text)
         case .upload(let job):
             let report = try await job.run(
-                store: store, uploader: uploader, outbound: outbound, acknowledgements: acknowledgements, eventLoop: eventLoop,
-                publishFootage: publishFootage)
+                store: store, archive: archive, uploader: uploader, outbound: outbound, acknowledgements: acknowledgements,
+                eventLoop: eventLoop, publishFootage: publishFootage)
             logger.info("\(report.summary(job: job))")
             // The edge server expects no final status; the node's own peers get one.
             if role == .server {

@@ -26,6 +26,8 @@ struct UploadJob: Sendable {
         var skipped: [(file: String, reason: String)] = []
         /// Files of a chunk ended early so that the range's newest footage could be sent.
         var cutEarly: [String] = []
+        /// Files the ring no longer held, read back from the archive.
+        var fromArchive: [String] = []
     }
 
     /// - Parameters:
@@ -33,35 +35,82 @@ struct UploadJob: Sendable {
     ///   - eventLoop: the connection's event loop, when known, to pace each file's pieces by (FileUploader).
     ///   - publishFootage: ends the chunk being recorded when it holds footage up to a time (Recorder.publishFootage).
     func run(
-        store: ChunkStore, uploader: FileUploader, outbound: WebSocketOutboundWriter, acknowledgements: UploadAcknowledgements?,
-        eventLoop: (any EventLoop)?, publishFootage: @Sendable (Int64) async -> [String]
+        store: ChunkStore, archive: ArchiveCatalog?, uploader: FileUploader, outbound: WebSocketOutboundWriter,
+        acknowledgements: UploadAcknowledgements?, eventLoop: (any EventLoop)?, publishFootage: @Sendable (Int64) async -> [String]
     ) async throws -> Report {
         var report = Report()
         report.cutEarly = await publishFootage(min(range.endMs, WallClock.nowMs()))
         let fresh = range.chunks(in: store).filter { found in !chunks.contains { $0.stamp == found.stamp } }
         store.pin(fresh.map(\.stamp))
-        let all = (chunks + fresh).sorted { $0.startMs < $1.startMs }
-        defer { store.unpin(all.map(\.stamp)) }
-        for chunk in all {
-            for fileName in [chunk.fileName, chunk.timestampsFileName] {
-                let path = store.directory.appendingPathComponent(fileName).path
-                switch try await uploader.upload(path: path, fileName: fileName, to: outbound, eventLoop: eventLoop) {
-                case .sent:
-                    report.sent.append(fileName)
-                    if let acknowledgements, await !acknowledgements.next() {
-                        report.skipped.append((fileName, "sent, but the peer did not confirm it within 60 s"))
-                    }
-                case .missing:
-                    report.skipped.append((fileName, "evicted from the store before it could be sent"))
-                case .empty:
-                    report.skipped.append((fileName, "empty file"))
-                case .tooLarge(let bytes):
-                    report.skipped.append((fileName, "\(bytes) bytes is over the peer's message limit of \(uploader.maximumMessageBytes) bytes"))
+        let stored = chunks + fresh
+        defer { store.unpin(stored.map(\.stamp)) }
+        var archived: [ArchiveManifest] = []
+        if let archive {
+            do {
+                archived = try await range.archivedChunks(in: archive).filter { manifest in
+                    !stored.contains { $0.stamp == manifest.stamp } && !store.contains(stamp: manifest.stamp)
                 }
+            } catch {
+                report.skipped.append(("archive", "the archive could not be listed: \(error)"))
+            }
+        }
+        var sources = stored.map { ChunkSource.ring($0) } + archived.map { ChunkSource.archive($0) }
+        sources.sort { $0.startMs < $1.startMs }
+
+        func send(_ path: String, _ fileName: String) async throws {
+            switch try await uploader.upload(path: path, fileName: fileName, to: outbound, eventLoop: eventLoop) {
+            case .sent:
+                report.sent.append(fileName)
+                if let acknowledgements, await !acknowledgements.next() {
+                    report.skipped.append((fileName, "sent, but the peer did not confirm it within 60 s"))
+                }
+            case .missing:
+                report.skipped.append((fileName, "evicted from the store before it could be sent"))
+            case .empty:
+                report.skipped.append((fileName, "empty file"))
+            case .tooLarge(let bytes):
+                report.skipped.append((fileName, "\(bytes) bytes is over the peer's message limit of \(uploader.maximumMessageBytes) bytes"))
+            }
+        }
+        for source in sources {
+            switch source {
+            case .ring(let chunk):
+                for fileName in [chunk.fileName, chunk.timestampsFileName] {
+                    try await send(store.directory.appendingPathComponent(fileName).path, fileName)
+                }
+            case .archive(let manifest):
+                guard let archive else { continue }
+                // One archived chunk on local disk at a time, removed once sent.
+                let fetched: FetchedChunk
+                do {
+                    fetched = try await archive.fetch(manifest)
+                } catch {
+                    for fileName in [manifest.chunkFile, manifest.timestampsFile] {
+                        report.skipped.append((fileName, "could not be read from the archive: \(error)"))
+                    }
+                    continue
+                }
+                defer { fetched.remove() }
+                try await send(fetched.chunkPath, manifest.chunkFile)
+                try await send(fetched.timestampsPath, manifest.timestampsFile)
+                report.fromArchive += [manifest.chunkFile, manifest.timestampsFile]
             }
         }
         uploader.counters.recordFinishedRequest(files: report.sent)
         return report
+    }
+}
+
+/// Where a chunk of an answered range is read from.
+enum ChunkSource: Sendable {
+    case ring(ChunkRecord)
+    case archive(ArchiveManifest)
+
+    var startMs: Int64 {
+        switch self {
+        case .ring(let record): record.startMs
+        case .archive(let manifest): manifest.firstFrameMs
+        }
     }
 }
 
@@ -76,6 +125,7 @@ extension UploadJob.Report {
             "files": .array(sent.map { .string($0) }),
             "skipped": .array(skipped.map { .object(["file": .string($0.file), "reason": .string($0.reason)]) }),
             "cutEarly": .array(cutEarly.map { .string($0) }),
+            "fromArchive": .array(fromArchive.map { .string($0) }),
             "clock": .string(job.offsetAppliedMs == nil ? "node" : "edge"),
         ]
         if let offset = job.offsetAppliedMs {
@@ -94,6 +144,7 @@ extension UploadJob.Report {
     func summary(job: UploadJob) -> String {
         var text = "uploadTimeRange: sent \(sent.count) files, skipped \(skipped.count)"
         if !cutEarly.isEmpty { text += ", ended \(cutEarly[0]) early for it" }
+        if !fromArchive.isEmpty { text += ", \(fromArchive.count) of them read back from the archive" }
         if let offset = job.offsetAppliedMs { text += ", range read in the edge server's clock (offset \(offset.formatted1) ms applied)" }
         return text
     }

@@ -37,6 +37,11 @@ public struct UploadTimeRange: Sendable, Equatable {
     public func chunks(in store: ChunkStore) -> [ChunkRecord] {
         store.chunks(overlappingStartMs: startMs, endMs: endMs == startMs ? endMs + 1 : endMs)
     }
+
+    /// The same for the archive.
+    func archivedChunks(in archive: ArchiveCatalog) async throws -> [ArchiveManifest] {
+        try await archive.chunks(overlappingStartMs: startMs, endMs: endMs == startMs ? endMs + 1 : endMs)
+    }
 }
 
 public enum ProtocolError: Error, Equatable, CustomStringConvertible {

@@ -1,4 +1,6 @@
+import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// GET /api/chunks?start=&end= (epoch seconds; `clock=edge` for the edge server's clock) and
@@ -41,9 +43,22 @@ struct ChunkRoutes {
                     let cut = await services.recorder.publishFootage(throughMs: min(endMs, WallClock.nowMs()))
                     answer["cutEarly"] = .array(cut.map { .string($0) })
                 }
-                let chunks = services.store.chunks(overlappingStartMs: startMs, endMs: endMs == startMs ? endMs + 1 : endMs)
-                answer["count"] = .number(Double(chunks.count))
-                answer["chunks"] = .array(chunks.map { $0.json(offsetMs: offsetMs) })
+                let rangeEndMs = endMs == startMs ? endMs + 1 : endMs
+                let chunks = services.store.chunks(overlappingStartMs: startMs, endMs: rangeEndMs)
+                var listed = chunks.map { $0.json(offsetMs: offsetMs, source: "ring") }
+                // The archive is listed only for a range: all of it could be months of chunks.
+                if let archive = services.archive, askedStart != nil || askedEnd != nil {
+                    do {
+                        let archived = try await archive.catalog.chunks(overlappingStartMs: startMs, endMs: rangeEndMs)
+                            .filter { manifest in !services.store.contains(stamp: manifest.stamp) }
+                        listed += archived.map { $0.record.json(offsetMs: offsetMs, source: "archive") }
+                        listed.sort { ($0["startMs"]?.number ?? 0) < ($1["startMs"]?.number ?? 0) }
+                    } catch {
+                        answer["archiveError"] = .string("\(error)")
+                    }
+                }
+                answer["count"] = .number(Double(listed.count))
+                answer["chunks"] = .array(listed)
                 return JSONResponse.make(.object(answer))
             } catch let error as APIError {
                 return JSONResponse.error(error.message, status: .badRequest)
@@ -57,12 +72,35 @@ struct ChunkRoutes {
             guard let (chunk, isTimestamps) = services.store.allChunks.lazy.compactMap({ chunk -> (ChunkRecord, Bool)? in
                 chunk.fileName == name ? (chunk, false) : chunk.timestampsFileName == name ? (chunk, true) : nil
             }).first else {
-                return JSONResponse.error("no such chunk file in the store", status: .notFound)
+                return try await archivedFile(name)
             }
             let path = services.store.directory.appendingPathComponent(name).path
             let size = Int(isTimestamps ? chunk.timestampsBytes : chunk.chunkBytes)
             return try await Self.serveFile(path: path, size: size, contentType: ProtocolMessage.mimeType(forFileName: name), request: request, context: context)
         }
+    }
+
+    /// A file the ring no longer holds, streamed from the archive as the bucket sends it.
+    private func archivedFile(_ name: String) async throws -> Response {
+        guard let archive = services.archive else {
+            return JSONResponse.error("no such chunk file in the store", status: .notFound)
+        }
+        let manifest: ArchiveManifest
+        let object: HTTPClientResponse
+        do {
+            guard let found = try await archive.catalog.manifest(forFile: name) else {
+                return JSONResponse.error("no such chunk file in the store or the archive", status: .notFound)
+            }
+            manifest = found
+            object = try await archive.catalog.open(name, of: manifest)
+        } catch {
+            return JSONResponse.error("the archive could not be read: \(error)", status: .badGateway)
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = ProtocolMessage.mimeType(forFileName: name)
+        headers[.contentLength] = String(name == manifest.chunkFile ? manifest.chunkBytes : manifest.timestampsBytes)
+        headers[HTTPField.Name("X-AllSpark-Source")!] = "archive"
+        return Response(status: .ok, headers: headers, body: ResponseBody(asyncSequence: object.body))
     }
 
     static func isPlainFileName(_ name: String) -> Bool {

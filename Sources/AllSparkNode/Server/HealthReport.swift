@@ -50,6 +50,8 @@ struct HealthReport {
         if let edgeClock = uplink.edgeClock {
             warnings += edgeClock.problems(offsetLimitMs: config.uplink.clockOffsetLimitMs, driftLimitMsPerS: config.uplink.clockDriftLimitMsPerS)
         }
+        let archive = services.archive?.status()
+        if let archive { warnings += archive.problems(maxLagSeconds: config.archive.maxLagSeconds) }
         let privacy = services.privacy.snapshot()
         if let reason = services.privacy.weakerDetectorReason { warnings.append("privacy degraded: \(reason)") }
         if privacy.framesFailedClosed > 0 { warnings.append("\(privacy.framesFailedClosed) frames fully masked after detection failures") }
@@ -68,6 +70,7 @@ struct HealthReport {
                 "writable": .bool(writable),
             ]),
             "uplink": .string(uplink.phase.rawValue),
+            "archive": .string(archive?.phase.rawValue ?? "off"),
             "clock": clock?.json ?? .null,
             "edgeClock": uplink.edgeClock?.json ?? .null,
             "problems": .array((errors + warnings).map { .string($0) }),

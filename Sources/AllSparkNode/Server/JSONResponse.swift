@@ -23,10 +23,11 @@ extension ChunkRecord {
     var json: JSONValue { json(offsetMs: 0) }
 
     /// The same with its times moved into another clock (`offsetMs` = that clock minus the node's).
-    func json(offsetMs: Int64) -> JSONValue {
+    /// - Parameter source: `ring` or `archive`, where the chunk's files are read from; nil leaves it out.
+    func json(offsetMs: Int64, source: String? = nil) -> JSONValue {
         let startMs = startMs + offsetMs
         let endMs = endMs + offsetMs
-        return .object([
+        var fields: [String: JSONValue] = [
             "file": .string(fileName),
             "timestampsFile": .string(timestampsFileName),
             "format": .string(format.rawValue),
@@ -37,6 +38,8 @@ extension ChunkRecord {
             "frames": .number(Double(frameCount)),
             "bytes": .number(Double(chunkBytes)),
             "timestampsBytes": .number(Double(timestampsBytes)),
-        ])
+        ]
+        if let source { fields["source"] = .string(source) }
+        return .object(fields)
     }
 }

@@ -42,7 +42,17 @@ struct MediaRoutes {
         guard startMs < endMs else { return JSONResponse.error("start must be before end", status: .badRequest) }
         // A range reaching into the chunk being recorded ends it, so the clip has the newest frames.
         _ = await services.recorder.publishFootage(throughMs: min(endMs, WallClock.nowMs()))
-        let chunks = services.store.chunks(overlappingStartMs: startMs, endMs: endMs)
+        let stored = services.store.chunks(overlappingStartMs: startMs, endMs: endMs)
+        var archived: [ArchiveManifest] = []
+        if let archive = services.archive {
+            do {
+                archived = try await archive.catalog.chunks(overlappingStartMs: startMs, endMs: endMs)
+                    .filter { manifest in !services.store.contains(stamp: manifest.stamp) }
+            } catch {
+                return JSONResponse.error("the archive could not be listed: \(error)", status: .badGateway)
+            }
+        }
+        let chunks = (stored + archived.map(\.record)).sorted { $0.startMs < $1.startMs }
         guard !chunks.isEmpty else { return JSONResponse.error("no recording in that range", status: .notFound) }
         let clipDirectory = FileManager.default.temporaryDirectory
         do {
@@ -50,14 +60,25 @@ struct MediaRoutes {
         } catch {
             return JSONResponse.error(error.description, status: error.status)
         }
-        services.store.pin(chunks.map(\.stamp))
-        defer { services.store.unpin(chunks.map(\.stamp)) }
+        services.store.pin(stored.map(\.stamp))
+        defer { services.store.unpin(stored.map(\.stamp)) }
+        // Archived chunks are read back to local files for the remux, and removed after it.
+        var fetched: [FetchedChunk] = []
+        defer { fetched.forEach { $0.remove() } }
+        for manifest in archived {
+            do {
+                fetched.append(try await services.archive!.catalog.fetch(manifest))
+            } catch {
+                return JSONResponse.error("\(manifest.chunkFile) could not be read from the archive: \(error)", status: .badGateway)
+            }
+        }
+        let elsewhere = Dictionary(uniqueKeysWithValues: fetched.map { ($0.manifest.chunkFile, $0.chunkPath) })
         let path = clipDirectory.appendingPathComponent("allspark-clip-\(UUID().uuidString).mp4").path
         let summary: ClipExporter.Summary
         let clip: ClipFile
         do {
             summary = try await services.clips.export(
-                chunks: chunks, storeDirectory: services.store.directory, startMs: startMs, endMs: endMs, to: path)
+                chunks: chunks, storeDirectory: services.store.directory, elsewhere: elsewhere, startMs: startMs, endMs: endMs, to: path)
             clip = try ClipFile(takingPath: path)
         } catch {
             unlink(path)
@@ -68,6 +89,7 @@ struct MediaRoutes {
         headers[.contentLength] = String(clip.size)
         headers[.contentDisposition] = "attachment; filename=\"clip_\(ChunkNaming.stamp(forMs: summary.firstFrameMs)).mp4\""
         headers[HTTPField.Name("X-Clip-Frames")!] = String(summary.frames)
+        if !archived.isEmpty { headers[HTTPField.Name("X-Clip-From-Archive")!] = archived.map(\.chunkFile).joined(separator: ",") }
         let body = ResponseBody { writer in
             var offset: Int64 = 0
             while offset < clip.size {

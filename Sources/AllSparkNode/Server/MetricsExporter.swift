@@ -30,6 +30,10 @@ final class MetricsExporter: Sendable {
             metric("pinned_chunks_evicted", unit: "total", help: "Chunks deleted under the cap while an upload still needed them"),
             metric("upload_bytes", unit: "total", help: "Bytes of files uploaded over WebSocket"),
             metric("upload_files", unit: "total", help: "Files uploaded over WebSocket"),
+            metric("archive_chunks", unit: "total", help: "Chunks copied to the archive bucket"),
+            metric("archive_bytes", unit: "total", help: "Bytes uploaded to the archive bucket"),
+            metric("archive_upload_failures", unit: "total", help: "Failed attempts to archive a chunk (each retried)"),
+            metric("archive_evicted_before_archive", unit: "total", help: "Chunks the ring evicted before they could be archived"),
         ]
     }
     private static var gaugeDescriptors: [MetricNameDescriptor] {
@@ -48,6 +52,10 @@ final class MetricsExporter: Sendable {
             metric("edge_clock_offset", unit: "ms", help: "Edge server clock minus node clock, latest burst (NaN until measured)"),
             metric("edge_clock_uncertainty", unit: "ms", help: "Half the longest round trip of the samples the offset rests on"),
             metric("edge_clock_drift", unit: "ms_per_second", help: "Change of the offset per second, by regression over recent bursts (NaN until known)"),
+            metric("archive_backlog_chunks", unit: "", help: "Chunks waiting to be archived (NaN when the archive is off)"),
+            metric("archive_backlog", unit: "bytes", help: "Bytes of the chunks waiting to be archived"),
+            metric("archive_lag", unit: "seconds", help: "Age of the oldest chunk not yet archived; 0 when none waits"),
+            metric("archive_upload_rate", unit: "bytes_per_second", help: "Bytes uploaded to the archive per second over the last minute"),
         ]
     }
 
@@ -73,7 +81,12 @@ final class MetricsExporter: Sendable {
         let recorder = services.recorder.status
         let usage = services.store.usage
         let privacy = services.privacy.snapshot()
+        let archive = services.archive?.status()
         let totals: [String: Int64] = [
+            "allspark_archive_chunks_total": Int64(archive?.chunksArchived ?? 0),
+            "allspark_archive_bytes_total": archive?.bytesArchived ?? 0,
+            "allspark_archive_upload_failures_total": Int64(archive?.uploadFailures ?? 0),
+            "allspark_archive_evicted_before_archive_total": Int64(archive?.evictedBeforeArchive ?? 0),
             "allspark_frames_captured_total": Int64(recorder.framesCaptured),
             "allspark_frames_dropped_total": Int64(recorder.framesDropped),
             "allspark_frames_encoded_total": Int64(recorder.framesEncoded),
@@ -115,6 +128,10 @@ final class MetricsExporter: Sendable {
         gauges["allspark_edge_clock_offset_ms"]?.set(to: edgeClock?.offsetMs ?? .nan)
         gauges["allspark_edge_clock_uncertainty_ms"]?.set(to: edgeClock?.uncertaintyMs ?? .nan)
         gauges["allspark_edge_clock_drift_ms_per_second"]?.set(to: edgeClock?.driftMsPerS ?? .nan)
+        gauges["allspark_archive_backlog_chunks"]?.set(to: archive.map { Double($0.backlogChunks) } ?? .nan)
+        gauges["allspark_archive_backlog_bytes"]?.set(to: archive.map { Double($0.backlogBytes) } ?? .nan)
+        gauges["allspark_archive_lag_seconds"]?.set(to: archive.map { Double($0.lagMs) / 1000 } ?? .nan)
+        gauges["allspark_archive_upload_rate_bytes_per_second"]?.set(to: archive?.uploadBytesPerSecond ?? .nan)
         detectorInfo.set(to: 1)
         return registry.emitToString()
     }

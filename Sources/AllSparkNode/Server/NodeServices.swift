@@ -14,14 +14,17 @@ public struct NodeServices: Sendable {
     public let announcer: NodeAnnouncer
     public let clips: ClipExportQueue
     public let access: AccessPolicy
+    /// The bucket chunks are copied to, when `archive.endpoint` is set.
+    public let archive: ChunkArchive?
     public let startedAtMonotonicMs: Int64
 
     public init(
         live: LiveConfiguration, store: ChunkStore, recorder: Recorder, privacy: PrivacyCounters,
         peers: PeerRegistry = PeerRegistry(), uploads: UploadCounters = UploadCounters(),
-        uplinkState: UplinkStateBox = UplinkStateBox(), access: AccessPolicy = .open
+        uplinkState: UplinkStateBox = UplinkStateBox(), access: AccessPolicy = .open, archive: ChunkArchive? = nil
     ) {
         self.access = access
+        self.archive = archive
         self.live = live
         self.store = store
         self.recorder = recorder
@@ -42,7 +45,7 @@ public struct NodeServices: Sendable {
     func session(role: ProtocolSession.Role, logger: Logger) -> ProtocolSession {
         let recorder = recorder
         return ProtocolSession(
-            role: role, live: live, store: store, uploader: uploader, logger: logger,
+            role: role, live: live, store: store, uploader: uploader, archive: archive?.catalog, logger: logger,
             publishFootage: { throughMs in await recorder.publishFootage(throughMs: throughMs) })
     }
 }

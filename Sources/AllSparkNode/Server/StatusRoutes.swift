@@ -83,6 +83,7 @@ struct StatusRoutes {
                 "edgeClock": uplink.edgeClock?.json ?? .null,
             ]),
             "clock": clockStatus(health.clock, config: config),
+            "archive": services.archive?.statusJSON() ?? .object(["enabled": .bool(false)]),
             "announcement": .string(services.announcer.state),
             "uploads": .object([
                 "bytes": .number(Double(services.uploads.bytesUploaded)),

@@ -14,6 +14,8 @@ public final class ChunkStore: Sendable {
     private let logger: Logger
     private let state: Mutex<State>
     private let lock: StoreLock
+    /// Told of every chunk evicted, under the store's lock: they must not call back into the store.
+    private let evictionObservers = Mutex<[@Sendable (ChunkRecord) -> Void]>([])
     /// Free space kept on the file system whatever the cap, so a full disk is met by
     /// eviction before a write fails.
     static let freeSpaceFloorBytes: Int64 = 1 << 20
@@ -123,6 +125,11 @@ public final class ChunkStore: Sendable {
         state.withLock { evictOldest(&$0, reason: "asked to") }
     }
 
+    /// Calls `observer` with each chunk evicted from now on (the archive counts those it had not copied yet).
+    public func onEvicted(_ observer: @escaping @Sendable (ChunkRecord) -> Void) {
+        evictionObservers.withLock { $0.append(observer) }
+    }
+
     /// Keeps these chunks while an upload reads them: eviction takes every other chunk first.
     public func pin(_ stamps: [String]) {
         state.withLock { state in
@@ -157,6 +164,7 @@ public final class ChunkStore: Sendable {
         unlink(directory.appendingPathComponent(oldest.fileName).path)
         unlink(directory.appendingPathComponent(oldest.timestampsFileName).path)
         state.chunksEvicted += 1
+        for observer in evictionObservers.withLock({ $0 }) { observer(oldest) }
         if state.pins[oldest.stamp] != nil {
             state.pinnedChunksEvicted += 1
             logger.warning("evicted \(oldest.fileName) while an upload needed it (\(reason))")

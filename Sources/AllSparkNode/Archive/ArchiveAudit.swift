@@ -1,0 +1,111 @@
+import Foundation
+import _NIOFileSystem
+
+/// `allspark-node archive verify`: compares the ring and the bucket chunk by chunk. A
+/// chunk in the ring is checked object by object (size, and the SHA-256 of the local file
+/// against the one the object carries); a chunk only the archive holds is checked against
+/// its manifest.
+public enum ArchiveAudit {
+    public enum Finding: Sendable, Equatable, Encodable {
+        case archived
+        /// In the ring, not (wholly) in the bucket yet: the objects missing.
+        case missing([String])
+        /// Objects whose size or checksum is not the local file's or the manifest's.
+        case differs([String])
+
+        public var isProblem: Bool { self != .archived }
+    }
+
+    public struct Entry: Sendable, Encodable {
+        public let file: String
+        public let startMs: Int64
+        /// `ring` (the node still has it) or `archive` (only the bucket does).
+        public let location: String
+        public let finding: Finding
+    }
+
+    public static func verify(archive: ChunkArchive, ring: [ChunkRecord], storeDirectory: URL, startMs: Int64, endMs: Int64) async throws -> [Entry] {
+        var entries: [Entry] = []
+        for record in ring where record.overlaps(startMs: startMs, endMs: endMs) {
+            entries.append(Entry(file: record.fileName, startMs: record.startMs, location: "ring", finding: try await check(record, in: archive, storeDirectory: storeDirectory)))
+        }
+        let held = Set(ring.map(\.stamp))
+        for manifest in try await archive.catalog.chunks(overlappingStartMs: startMs, endMs: endMs) where !held.contains(manifest.stamp) {
+            entries.append(Entry(file: manifest.chunkFile, startMs: manifest.firstFrameMs, location: "archive", finding: try await check(manifest, in: archive)))
+        }
+        return entries.sorted { $0.startMs < $1.startMs }
+    }
+
+    private static func check(_ record: ChunkRecord, in archive: ChunkArchive, storeDirectory: URL) async throws -> Finding {
+        var missing: [String] = []
+        var differing: [String] = []
+        for name in [record.fileName, record.timestampsFileName] {
+            let key = archive.layout.key(forFile: name)
+            guard let object = try await archive.client.head(key: key) else {
+                missing.append(key)
+                continue
+            }
+            let path = storeDirectory.appendingPathComponent(name).path
+            let local = try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
+                try await FileDigest.of(handle, size: try await handle.info().size)
+            }
+            if object.size != local.size || object.sha256 != local.sha256 { differing.append(key) }
+        }
+        let manifestKey = archive.layout.manifestKey(stamp: record.stamp)
+        if try await archive.client.head(key: manifestKey) == nil { missing.append(manifestKey) }
+        if !differing.isEmpty { return .differs(differing) }
+        return missing.isEmpty ? .archived : .missing(missing)
+    }
+
+    private static func check(_ manifest: ArchiveManifest, in archive: ChunkArchive) async throws -> Finding {
+        var missing: [String] = []
+        var differing: [String] = []
+        for (name, size, sha256) in [
+            (manifest.chunkFile, manifest.chunkBytes, manifest.chunkSHA256), (manifest.timestampsFile, manifest.timestampsBytes, manifest.timestampsSHA256),
+        ] {
+            let key = archive.layout.key(forFile: name)
+            guard let object = try await archive.client.head(key: key) else {
+                missing.append(key)
+                continue
+            }
+            if object.size != size || object.sha256 != sha256 { differing.append(key) }
+        }
+        if !differing.isEmpty { return .differs(differing) }
+        return missing.isEmpty ? .archived : .missing(missing)
+    }
+
+    /// What the journal and the bucket say, for `archive status`.
+    public struct Summary: Sendable, Encodable {
+        public let bucket: String
+        public let prefix: String
+        public let ringChunks: Int
+        public let ringChunksArchived: Int
+        public let ringChunksWaiting: Int
+        public let oldestWaitingMs: Int64?
+        public let archivedChunks: Int
+        public let oldestArchivedMs: Int64?
+        public let newestArchivedMs: Int64?
+    }
+
+    public static func summary(archive: ChunkArchive, ring: [ChunkRecord]) async throws -> Summary {
+        let journaled = archive.journal.read().archived
+        let waiting = ring.filter { !journaled.contains($0.stamp) }
+        var keys: [String] = []
+        var token: String?
+        repeat {
+            let page = try await archive.client.list(prefix: archive.layout.manifestsPrefix, continuationToken: token)
+            keys += page.keys
+            token = page.nextContinuationToken
+        } while token != nil
+        var oldest: ArchiveManifest?
+        var newest: ArchiveManifest?
+        if let first = keys.first, let last = keys.last {
+            oldest = try await archive.catalog.manifest(forKey: first)
+            newest = try await archive.catalog.manifest(forKey: last)
+        }
+        return Summary(
+            bucket: archive.client.bucketDescription, prefix: archive.layout.prefix, ringChunks: ring.count,
+            ringChunksArchived: ring.count - waiting.count, ringChunksWaiting: waiting.count, oldestWaitingMs: waiting.first?.startMs,
+            archivedChunks: keys.count, oldestArchivedMs: oldest?.firstFrameMs, newestArchivedMs: newest?.lastFrameMs)
+    }
+}

@@ -1,0 +1,112 @@
+import Synchronization
+
+/// The chunks waiting to be archived, oldest first, and the running account of the rest:
+/// archived, found already in the bucket, evicted from the ring before their turn, and
+/// the failures on the way. The uploader takes from it; the recorder and the store add
+/// and remove; status pages read snapshots.
+final class ArchiveBacklog: Sendable {
+    struct Item: Sendable, Equatable {
+        let record: ChunkRecord
+        /// Chunks found in the store at start-up may already be in the bucket (the journal
+        /// line lost, or an upload cut off after its last object landed): HEAD them first.
+        let checkBucketFirst: Bool
+    }
+
+    private struct State {
+        var pending: [Item] = []
+        var phase: ArchiveStatus.Phase = .starting
+        var lastError: String?
+        var lastErrorAtMs: Int64?
+        var configurationProblem = false
+        var chunksArchived = 0
+        var chunksFoundArchived = 0
+        var bytesArchived: Int64 = 0
+        var uploadFailures = 0
+        var evictedBeforeArchive = 0
+        var lastEvictedBeforeArchive: String?
+        /// (monotonic ms, bytes) of each upload in the last minute, for the rate.
+        var recent: [(atMs: Int64, bytes: Int64)] = []
+        var lastChunkBytesPerSecond: Double?
+    }
+
+    private let state = Mutex(State())
+    let signals: AsyncStream<Void>
+    private let signal: AsyncStream<Void>.Continuation
+    static let rateWindowMs: Int64 = 60_000
+
+    init() {
+        (signals, signal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func add(_ record: ChunkRecord, checkBucketFirst: Bool = false) {
+        state.withLock { state in
+            guard !state.pending.contains(where: { $0.record.stamp == record.stamp }) else { return }
+            let position = state.pending.firstIndex { $0.record.startMs > record.startMs } ?? state.pending.endIndex
+            state.pending.insert(Item(record: record, checkBucketFirst: checkBucketFirst), at: position)
+        }
+        signal.yield()
+    }
+
+    var first: Item? { state.withLock { $0.pending.first } }
+
+    /// The store evicted a chunk: if it was still waiting, it is lost to the archive.
+    /// - Returns: whether it was waiting.
+    @discardableResult
+    func evicted(_ record: ChunkRecord) -> Bool {
+        state.withLock { state in
+            guard let index = state.pending.firstIndex(where: { $0.record.stamp == record.stamp }) else { return false }
+            state.pending.remove(at: index)
+            state.evictedBeforeArchive += 1
+            state.lastEvictedBeforeArchive = record.fileName
+            return true
+        }
+    }
+
+    func uploading() { state.withLock { $0.phase = .uploading } }
+
+    /// A chunk is in the bucket: `sentBytes` were uploaded for it (0 when it was all there).
+    func archived(_ record: ChunkRecord, sentBytes: Int64, seconds: Double, nowMonotonicMs: Int64) {
+        state.withLock { state in
+            state.pending.removeAll { $0.record.stamp == record.stamp }
+            if sentBytes > 0 {
+                state.chunksArchived += 1
+                state.bytesArchived += sentBytes
+                state.recent.append((nowMonotonicMs, sentBytes))
+                if seconds > 0 { state.lastChunkBytesPerSecond = Double(sentBytes) / seconds }
+            } else {
+                state.chunksFoundArchived += 1
+            }
+            state.recent.removeAll { nowMonotonicMs - $0.atMs > Self.rateWindowMs }
+            state.phase = state.pending.isEmpty ? .idle : .uploading
+            state.lastError = nil
+            state.configurationProblem = false
+        }
+    }
+
+    func failed(_ error: any Error, nowMs: Int64) {
+        state.withLock { state in
+            state.uploadFailures += 1
+            state.phase = .retrying
+            state.lastError = "\(error)"
+            state.lastErrorAtMs = nowMs
+            state.configurationProblem = (error as? S3Error)?.isConfigurationProblem ?? false
+        }
+    }
+
+    func snapshot(nowMs: Int64, nowMonotonicMs: Int64) -> ArchiveStatus {
+        state.withLock { state in
+            let oldest = state.pending.first?.record
+            let recentBytes = state.recent.filter { nowMonotonicMs - $0.atMs <= Self.rateWindowMs }.reduce(0) { $0 + $1.bytes }
+            return ArchiveStatus(
+                phase: state.phase, lastError: state.lastError, lastErrorAtMs: state.lastErrorAtMs,
+                configurationProblem: state.configurationProblem,
+                chunksArchived: state.chunksArchived, chunksFoundArchived: state.chunksFoundArchived, bytesArchived: state.bytesArchived,
+                uploadFailures: state.uploadFailures, evictedBeforeArchive: state.evictedBeforeArchive,
+                lastEvictedBeforeArchive: state.lastEvictedBeforeArchive,
+                backlogChunks: state.pending.count, backlogBytes: state.pending.reduce(0) { $0 + $1.record.totalBytes },
+                oldestUnarchivedMs: oldest?.startMs, lagMs: oldest.map { max(0, nowMs - $0.startMs) } ?? 0,
+                uploadBytesPerSecond: Double(recentBytes) * 1000 / Double(Self.rateWindowMs),
+                lastChunkBytesPerSecond: state.lastChunkBytesPerSecond)
+        }
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Logging
+
+/// The archive tier behind the ring: one bucket prefix in an S3-compatible store, what
+/// waits to go there, and the catalog that reads it back. Made once per node when
+/// `archive.endpoint` is set; the uploader service moves chunks, the routes and protocol
+/// sessions read through the catalog.
+public final class ChunkArchive: Sendable {
+    public let settings: ArchiveSettings
+    public let client: S3Client
+    public let layout: ArchiveLayout
+    public let nodeName: String
+    let backlog = ArchiveBacklog()
+    let journal: ArchiveJournal
+    public let catalog: ArchiveCatalog
+
+    /// - Throws: when the settings cannot work (a malformed endpoint or bucket, no credentials).
+    public init(settings: ArchiveSettings, nodeName: String, storeDirectory: URL, logger: Logger) throws {
+        guard let endpoint = URL(string: settings.endpoint), ["http", "https"].contains(endpoint.scheme ?? ""), endpoint.host != nil else {
+            throw ArchiveError(description: "archive.endpoint must be off or an http:// or https:// URL, got \(settings.endpoint)")
+        }
+        guard ArchiveSettings.isValidBucket(settings.bucket) else {
+            throw ArchiveError(
+                description: "archive.bucket must be an S3 bucket name (3-63 lower-case letters, digits, dots, hyphens), got \"\(settings.bucket)\"")
+        }
+        let prefix = settings.resolvedPrefix(clientName: nodeName)
+        guard ArchiveSettings.isValidPrefix(prefix) else {
+            throw ArchiveError(description: "archive.prefix must be a relative key path without empty, . or .. segments, got \"\(prefix)\"")
+        }
+        let credentials = try S3Credentials.load(file: settings.credentialsFile)
+        self.settings = settings
+        self.nodeName = nodeName
+        layout = ArchiveLayout(prefix: prefix)
+        client = S3Client(endpoint: endpoint, bucket: settings.bucket, region: settings.region, pathStyle: settings.pathStyle, credentials: credentials)
+        journal = ArchiveJournal(storeDirectory: storeDirectory, target: "\(endpoint.absoluteString) \(settings.bucket) \(prefix)")
+        catalog = ArchiveCatalog(client: client, layout: layout, fetchDirectory: storeDirectory.appendingPathComponent(ArchiveCatalog.fetchDirectoryName), logger: logger)
+        logger.notice("archive: chunks go to \(client.bucketDescription) under \(prefix) (\(credentials))")
+    }
+
+    public func status(nowMs: Int64 = WallClock.nowMs(), nowMonotonicMs: Int64 = WallClock.monotonicMs()) -> ArchiveStatus {
+        backlog.snapshot(nowMs: nowMs, nowMonotonicMs: nowMonotonicMs)
+    }
+
+    public func statusJSON() -> JSONValue {
+        status().json(bucket: settings.bucket, endpoint: settings.endpoint, prefix: layout.prefix)
+    }
+
+    /// A finished chunk joins the backlog.
+    public func chunkSaved(_ record: ChunkRecord) { backlog.add(record) }
+}
+
+public struct ArchiveError: Error, CustomStringConvertible {
+    public let description: String
+}
