@@ -12,8 +12,9 @@ public struct ArchiveSettings: Sendable, Equatable {
     public var pathStyle: Bool = true
     /// An AWS shared-credentials file; empty: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
     public var credentialsFile: String = ""
-    /// Files above this are sent as multipart uploads, in parts of `partSizeMB`.
-    public var multipartThresholdMB: Int = 64
+    /// Files above this are sent as multipart uploads, in parts of `partSizeMB`; fractions
+    /// allowed (a file smaller than a part goes as a one-part upload).
+    public var multipartThresholdMB: Double = 64
     public var partSizeMB: Int = 16
     /// `/api/health` is degraded while the oldest chunk not yet archived is older than this.
     public var maxLagSeconds: Int = 600
@@ -21,7 +22,7 @@ public struct ArchiveSettings: Sendable, Equatable {
     public init() {}
 
     public var isEnabled: Bool { endpoint != "off" }
-    var multipartThresholdBytes: Int64 { Int64(multipartThresholdMB) << 20 }
+    var multipartThresholdBytes: Int64 { Int64(multipartThresholdMB * 1_048_576) }
     var partBytes: Int64 { Int64(partSizeMB) << 20 }
 
     /// The prefix in use: the configured one ending in `/`, or the node's client name.

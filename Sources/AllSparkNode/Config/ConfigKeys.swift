@@ -72,7 +72,7 @@ public enum ConfigKeys {
         .text("archive.region", \.archive.region, allowed: "an S3 region name, e.g. us-east-1"),
         .boolean("archive.pathStyle", \.archive.pathStyle),
         .optionalText("archive.credentialsFile", \.archive.credentialsFile, allowed: "an AWS shared-credentials file, or empty for AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY"),
-        .integer("archive.multipartThresholdMB", \.archive.multipartThresholdMB, 5...5120),
+        .decimal("archive.multipartThresholdMB", \.archive.multipartThresholdMB, 0.01...5120),
         .integer("archive.partSizeMB", \.archive.partSizeMB, 5...5120),
         .integer("archive.maxLagSeconds", \.archive.maxLagSeconds, 10...31_536_000, runtime: true),
     ]

@@ -31,7 +31,7 @@ struct ConfigRoutes {
     private func effective() -> JSONValue {
         let config = services.live.config
         var fields: [String: JSONValue] = [:]
-        for key in ConfigKeys.all where key.name != "server.token" {
+        for key in ConfigKeys.all where !["server.token", "server.metricsToken"].contains(key.name) {
             fields[key.name] = .object(["value": key.value(in: config).json, "runtime": .bool(key.appliesWhileRunning), "allowed": .string(key.allowed)])
         }
         return .object(fields)
