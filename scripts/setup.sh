@@ -10,6 +10,7 @@ packages=(
 if [ "${1:-}" = "--test" ]; then
     packages+=(chromium chromium-driver)                                          # the dashboard's browser tests
     packages+=(qemu-system-x86 linux-image-amd64 busybox-static v4l-utils curl)  # the camera suite's VM (vivid)
+    packages+=(ceph-mon ceph-osd radosgw ceph-common)                            # the archive tests' S3 service (radosgw)
 fi
 missing=()
 for package in "${packages[@]}"; do

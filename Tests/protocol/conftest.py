@@ -3,6 +3,7 @@ conftest module of the same name in Tests/web must not shadow them)."""
 import pytest
 
 from node_harness import Node
+from radosgw import Radosgw, RadosgwUnavailable
 
 
 @pytest.fixture
@@ -24,3 +25,16 @@ def node(make_node):
     running = make_node()
     running.wait_healthy()
     return running
+
+
+@pytest.fixture(scope="session")
+def radosgw():
+    """A real S3 service (radosgw.py), started once for the session: ~12 s. Without Ceph
+    the archive tests fail rather than skip: scripts/setup.sh --test installs it, so its
+    absence is a broken setup, not a machine that cannot run them."""
+    try:
+        service = Radosgw()
+    except RadosgwUnavailable as missing:
+        pytest.fail(f"no S3 service: {missing}")
+    yield service
+    service.close()

@@ -1,6 +1,7 @@
 // Wires the dashboard together: access first, then the panels, fed by one status poll,
 // the snapshot loop and the node's WebSocket pushes.
 import { ApiError, getJSON, whenUnauthorized } from './api.js';
+import { showArchive } from './archive-panel.js';
 import { ChunkPlayer } from './chunk-player.js';
 import { chunkFromSavedEvent } from './chunks.js';
 import { showClock } from './clock-panel.js';
@@ -50,6 +51,7 @@ function showStatus(status, timeline) {
   showHealth(status.health);
   showClock(status);
   showStorage(status.store);
+  showArchive(status.archive, status.health.problems);
   showUplink(status.uplink, status.uploads, status.announcement);
   showPeers(status.peers);
   timeline.followStore(status.store.oldestMs);

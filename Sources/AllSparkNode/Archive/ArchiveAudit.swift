@@ -88,7 +88,7 @@ public enum ArchiveAudit {
     }
 
     public static func summary(archive: ChunkArchive, ring: [ChunkRecord]) async throws -> Summary {
-        let journaled = archive.journal.read().archived
+        let journaled = archive.journal.archivedStamps()
         let waiting = ring.filter { !journaled.contains($0.stamp) }
         var keys: [String] = []
         var token: String?

@@ -1,8 +1,9 @@
 import Foundation
 
-/// `.allspark-archive.jsonl` in the store: which chunks this node has archived, and which
-/// multipart uploads it started and has not ended, one JSON object per line. Each line
-/// names the bucket it is about, so pointing the node at another bucket starts afresh.
+/// `.allspark-archive.jsonl` in the store: which chunks this node has archived, one JSON
+/// object per line. Each line names the bucket it is about, so pointing the node at
+/// another bucket starts afresh. (Multipart uploads a crash leaves open are found by
+/// listing the bucket instead: one can be created by a request whose answer never came.)
 ///
 /// A line lost in a crash costs nothing but a check: a chunk the journal does not list is
 /// compared with the bucket (HEAD, size and checksum) before anything is sent again.
@@ -11,10 +12,7 @@ final class ArchiveJournal: Sendable {
 
     struct Entry: Codable, Equatable {
         var target: String
-        var archived: String?
-        var multipartKey: String?
-        var multipartUploadId: String?
-        var multipartEnded: String?
+        var archived: String
     }
 
     let path: String
@@ -26,47 +24,24 @@ final class ArchiveJournal: Sendable {
         self.target = target
     }
 
-    struct Contents: Equatable {
-        var archived: Set<String> = []
-        /// Multipart uploads started and neither completed nor aborted: key and upload id.
-        var openUploads: [(key: String, uploadId: String)] = []
-
-        static func == (lhs: Contents, rhs: Contents) -> Bool {
-            lhs.archived == rhs.archived && lhs.openUploads.map { "\($0.key) \($0.uploadId)" } == rhs.openUploads.map { "\($0.key) \($0.uploadId)" }
-        }
-    }
-
-    /// What the journal says for this target; unreadable lines (a torn last write) are skipped.
-    func read() -> Contents {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return Contents() }
-        var contents = Contents()
+    /// The chunks archived to this target; unreadable lines (a torn last write) are skipped.
+    func archivedStamps() -> Set<String> {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
         let decoder = JSONDecoder()
+        var stamps: Set<String> = []
         for line in text.split(separator: "\n") {
             guard let entry = try? decoder.decode(Entry.self, from: Data(line.utf8)), entry.target == target else { continue }
-            if let stamp = entry.archived { contents.archived.insert(stamp) }
-            if let key = entry.multipartKey, let id = entry.multipartUploadId { contents.openUploads.append((key, id)) }
-            if let ended = entry.multipartEnded { contents.openUploads.removeAll { $0.uploadId == ended } }
+            stamps.insert(entry.archived)
         }
-        return contents
+        return stamps
     }
 
     func recordArchived(stamp: String) throws { try append(Entry(target: target, archived: stamp)) }
 
-    func recordMultipartStarted(key: String, uploadId: String) throws {
-        try append(Entry(target: target, multipartKey: key, multipartUploadId: uploadId))
-    }
-
-    func recordMultipartEnded(uploadId: String) throws { try append(Entry(target: target, multipartEnded: uploadId)) }
-
     /// Rewrites the journal with only the chunks still in the store that are archived (the
-    /// rest can no longer be sent twice) and the open uploads, so it does not grow for months.
+    /// rest can no longer be sent twice), so it does not grow for months.
     func compact(keeping stamps: Set<String>) throws {
-        let contents = read()
-        var lines: [String] = []
-        for stamp in contents.archived.intersection(stamps).sorted() { lines.append(try line(Entry(target: target, archived: stamp))) }
-        for upload in contents.openUploads {
-            lines.append(try line(Entry(target: target, multipartKey: upload.key, multipartUploadId: upload.uploadId)))
-        }
+        let lines = try archivedStamps().intersection(stamps).sorted().map { try line(Entry(target: target, archived: $0)) }
         let temporary = path + ".tmp"
         _ = try DurableFile.write(lines.joined(), to: temporary, mode: 0o600)
         try DurableFile.rename(temporary, to: path)

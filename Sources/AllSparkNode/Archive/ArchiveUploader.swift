@@ -32,24 +32,14 @@ public struct ArchiveUploader: Service {
         await archive.client.shutdown()
     }
 
-    /// Ends the multipart uploads a previous run left open (they hold space, invisible),
-    /// and queues every stored chunk the journal does not list as archived, to be checked
-    /// against the bucket before anything is sent.
+    /// Queues every stored chunk the journal does not list as archived, to be checked
+    /// against the bucket before anything is sent, and compacts the journal.
     private func resumeAfterRestart() async {
         archive.catalog.removeLeftoverFetches()
         let journal = archive.journal
-        let contents = journal.read()
-        for upload in contents.openUploads {
-            do {
-                try await archive.client.abortMultipartUpload(key: upload.key, uploadId: upload.uploadId)
-                try journal.recordMultipartEnded(uploadId: upload.uploadId)
-                logger.info("archive: aborted the unfinished multipart upload of \(upload.key) from the last run")
-            } catch {
-                logger.warning("archive: could not abort the unfinished multipart upload of \(upload.key): \(error); the bucket's lifecycle rules must")
-            }
-        }
+        let archived = journal.archivedStamps()
         let stored = store.allChunks
-        let waiting = stored.filter { !contents.archived.contains($0.stamp) }
+        let waiting = stored.filter { !archived.contains($0.stamp) }
         for record in waiting { archive.backlog.add(record, checkBucketFirst: true) }
         do {
             try journal.compact(keeping: Set(stored.map(\.stamp)))
@@ -59,10 +49,21 @@ public struct ArchiveUploader: Service {
         if !waiting.isEmpty { logger.info("archive: \(waiting.count) stored chunks are not yet known to be archived") }
     }
 
+    /// Aborts every multipart upload open under the node's prefix: those a crash or a failed
+    /// abort left behind (invisible, but holding space until aborted). The uploader sends
+    /// one chunk at a time, so none of its own is under way when this runs.
+    private func abortOpenUploads() async throws {
+        for upload in try await archive.client.listMultipartUploads(prefix: archive.layout.prefix) {
+            try await archive.client.abortMultipartUpload(key: upload.key, uploadId: upload.uploadId)
+            logger.info("archive: aborted an unfinished multipart upload of \(upload.key)")
+        }
+    }
+
     private func uploadUntilCancelled() async {
         var signals = archive.backlog.signals.makeAsyncIterator()
         var backoff = ReconnectBackoff()
         var failing = false
+        var cleanedUp = false
         while !Task.isCancelled {
             guard let item = archive.backlog.first else {
                 guard await signals.next() != nil else { return }
@@ -71,6 +72,11 @@ public struct ArchiveUploader: Service {
             archive.backlog.uploading()
             let started = WallClock.monotonicMs()
             do {
+                // At start and after every failure, before anything new is sent.
+                if failing || !cleanedUp {
+                    try await abortOpenUploads()
+                    cleanedUp = true
+                }
                 guard let sent = try await archiveChunk(item) else { continue }
                 let seconds = Double(WallClock.monotonicMs() - started) / 1000
                 archive.backlog.archived(item.record, sentBytes: sent, seconds: seconds, nowMonotonicMs: WallClock.monotonicMs())
@@ -161,7 +167,6 @@ public struct ArchiveUploader: Service {
         }
         let partBytes = archive.settings.partBytes
         let uploadId = try await client.createMultipartUpload(key: key, contentType: contentType, sha256: digest.sha256)
-        try archive.journal.recordMultipartStarted(key: key, uploadId: uploadId)
         do {
             var etags: [String] = []
             for (index, partDigest) in digest.partSHA256.enumerated() {
@@ -172,11 +177,10 @@ public struct ArchiveUploader: Service {
             }
             try await client.completeMultipartUpload(key: key, uploadId: uploadId, etags: etags)
         } catch {
+            // When the abort fails too, the listing before the next upload finds it.
             try? await client.abortMultipartUpload(key: key, uploadId: uploadId)
-            try? archive.journal.recordMultipartEnded(uploadId: uploadId)
             throw error
         }
-        try archive.journal.recordMultipartEnded(uploadId: uploadId)
     }
 }
 

@@ -133,6 +133,23 @@ public final class S3Client: Sendable {
         if xml.contains("<Error>") { throw S3Error.answered(operation, status: 200, body: xml) }
     }
 
+    /// Multipart uploads started and neither completed nor aborted, under `prefix`.
+    public func listMultipartUploads(prefix: String) async throws -> [(key: String, uploadId: String)] {
+        var found: [(key: String, uploadId: String)] = []
+        var markers: [(String, String)] = []
+        while true {
+            let response = try await send("GET", key: "", query: [("uploads", ""), ("prefix", prefix)] + markers, operation: "listing multipart uploads under \(prefix)")
+            let xml = try await Self.text(of: response)
+            // Each <Upload> holds one <Key> and one <UploadId>, in order.
+            found += zip(S3XML.values(of: "Key", in: xml), S3XML.values(of: "UploadId", in: xml)).map { ($0, $1) }
+            guard S3XML.firstValue(of: "IsTruncated", in: xml) == "true",
+                let keyMarker = S3XML.firstValue(of: "NextKeyMarker", in: xml),
+                let uploadMarker = S3XML.firstValue(of: "NextUploadIdMarker", in: xml)
+            else { return found }
+            markers = [("key-marker", keyMarker), ("upload-id-marker", uploadMarker)]
+        }
+    }
+
     public func abortMultipartUpload(key: String, uploadId: String) async throws {
         _ = try await send("DELETE", key: key, query: [("uploadId", uploadId)], operation: "aborting the multipart upload of \(key)", allowNotFound: true)
     }

@@ -1,0 +1,270 @@
+"""The archive tier against a real S3 service (Ceph's radosgw, started by the radosgw
+fixture): chunks copied byte for byte with manifests, an outage ridden out, a SIGKILL
+mid-upload resumed without duplicates, evicted ranges answered from the bucket, and bad
+credentials or a missing bucket reported while recording goes on."""
+import asyncio
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import time
+import uuid
+
+import pytest
+
+from edge_peer import EdgePeer
+from node_harness import NODE_BIN, REPO, free_port
+from wsclient import Peer
+
+
+def archive_args(radosgw, bucket, prefix):
+    return ("--archive-endpoint", radosgw.endpoint, "--archive-bucket", bucket, "--archive-prefix", prefix)
+
+
+def archive_env(radosgw, secret=None, **extra):
+    return {"AWS_ACCESS_KEY_ID": radosgw.access_key, "AWS_SECRET_ACCESS_KEY": secret or radosgw.secret_key, **extra}
+
+
+@pytest.fixture
+def bucket(radosgw):
+    name = f"node-{uuid.uuid4().hex[:12]}"
+    radosgw.s3().create_bucket(Bucket=name)
+    return name
+
+
+def keys(s3, bucket, prefix=""):
+    found = []
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        found += [item["Key"] for item in page.get("Contents", [])]
+    return found
+
+
+def manifests(s3, bucket, prefix):
+    return [json.loads(s3.get_object(Bucket=bucket, Key=key)["Body"].read())
+            for key in keys(s3, bucket, prefix + "manifests/")]
+
+
+def archive_status(node):
+    return node.json("/api/status")[1]["archive"]
+
+
+def run_cli(*arguments, env):
+    return subprocess.run([str(NODE_BIN), *arguments], capture_output=True, text=True, env={**os.environ, **env}, cwd=REPO,
+                          timeout=120)
+
+
+def test_chunks_appear_in_the_bucket_byte_identical_with_manifests(make_node, radosgw, bucket, tmp_path):
+    s3 = radosgw.s3()
+    env = archive_env(radosgw)
+    store = tmp_path / "store"
+    node = make_node(*archive_args(radosgw, bucket, "lab/cam1/"), store=store, env=env)
+    node.wait_healthy()
+    node.wait_until(lambda: archive_status(node)["chunksArchived"] >= 3, timeout=60, what="3 chunks archived")
+    node.stop()
+
+    found = manifests(s3, bucket, "lab/cam1/")
+    assert len(found) >= 3
+    for manifest in found:
+        chunk = (store / manifest["chunkFile"]).read_bytes()
+        stamps = (store / manifest["timestampsFile"]).read_bytes()
+        assert s3.get_object(Bucket=bucket, Key="lab/cam1/" + manifest["chunkFile"])["Body"].read() == chunk
+        assert s3.get_object(Bucket=bucket, Key="lab/cam1/" + manifest["timestampsFile"])["Body"].read() == stamps
+        assert manifest["chunkSHA256"] == hashlib.sha256(chunk).hexdigest() and manifest["chunkBytes"] == len(chunk)
+        assert manifest["timestampsSHA256"] == hashlib.sha256(stamps).hexdigest()
+        lines = stamps.decode().split()
+        assert manifest["frames"] == len(lines) and manifest["format"] == "mp4" and manifest["node"]
+        assert manifest["firstFrameMs"] <= manifest["lastFrameMs"]
+        head = s3.head_object(Bucket=bucket, Key="lab/cam1/" + manifest["chunkFile"])
+        assert head["Metadata"]["sha256"] == manifest["chunkSHA256"] and head["ContentType"] == "video/mp4"
+
+    # The command line agrees: every stored chunk that was archived verifies.
+    config = tmp_path / "node.yaml"
+    config.write_text(f"store: {store}\narchive:\n  endpoint: {radosgw.endpoint}\n  bucket: {bucket}\n  prefix: lab/cam1/\n")
+    cli_env = env
+    first, last = found[0], found[-1]
+    verify = run_cli("archive", "verify", "--config", str(config), "--from", str(first["firstFrameMs"] / 1000),
+                     "--to", str(last["lastFrameMs"] / 1000), env=cli_env)
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    assert f"{len(found)} chunks checked: {len(found)} archived" in verify.stdout
+    status = run_cli("archive", "status", "--config", str(config), "--json", env=cli_env)
+    assert status.returncode == 0, status.stderr
+    assert json.loads(status.stdout)["archivedChunks"] == len(found)
+
+    # An object changed behind the node's back is reported as differing, and the exit code says so.
+    s3.put_object(Bucket=bucket, Key="lab/cam1/" + first["timestampsFile"], Body=b"tampered\n")
+    verify = run_cli("archive", "verify", "--config", str(config), env=cli_env)
+    assert verify.returncode == 1 and f"differs  {first['chunkFile']}" in verify.stdout
+
+
+def test_an_outage_of_30_s_loses_nothing_and_the_backlog_drains(make_node, radosgw, bucket, tmp_path):
+    s3 = radosgw.s3()
+    node = make_node(*archive_args(radosgw, bucket, "outage/"), store=tmp_path / "store", env=archive_env(radosgw))
+    node.wait_healthy()
+    node.wait_until(lambda: archive_status(node)["chunksArchived"] >= 1, timeout=60, what="a chunk archived")
+    radosgw.stop_gateway()
+    try:
+        written_before = node.json("/api/status")[1]["recorder"]["chunksWritten"]
+        time.sleep(30)
+        status = node.json("/api/status")[1]
+        assert status["recorder"]["chunksWritten"] >= written_before + 10, "recording went on"
+        assert status["archive"]["backlogChunks"] >= 10 and status["archive"]["uploadFailures"] >= 1
+        assert status["archive"]["state"] == "retrying" and status["archive"]["lagMs"] > 20_000
+        code, health = node.json("/api/health")
+        assert code == 200 and health["status"] == "degraded"
+        assert any(problem.startswith("archive failing") for problem in health["problems"])
+    finally:
+        radosgw.start_gateway()
+    node.wait_until(lambda: archive_status(node)["backlogChunks"] <= 1, timeout=90, what="the backlog drained")
+    node.stop()
+    stored = {path.name.removeprefix("chunk_").removesuffix(".mp4") for path in (tmp_path / "store").glob("chunk_*.mp4")}
+    archived = {manifest["stamp"] for manifest in manifests(s3, bucket, "outage/")}
+    # Chunks finished in the last seconds (the last one at the stop) are archived at the next start.
+    assert len(stored - archived) <= 2 and archived <= stored
+    assert "answers again" in node.log_path.read_text()
+
+
+def test_sigkill_mid_upload_resumes_without_duplicates_or_partial_objects(make_node, radosgw, bucket, tmp_path):
+    s3 = radosgw.s3()
+    store = tmp_path / "store"
+    # Every file goes as a multipart upload (one part each), so a kill can land inside one.
+    env = archive_env(radosgw, ALLSPARK_ARCHIVE_MULTIPART_THRESHOLD_MB="0.01")
+    node = make_node(*archive_args(radosgw, bucket, "kill/"), store=store, env=env)
+    node.wait_healthy()
+    node.wait_until(lambda: archive_status(node)["chunksArchived"] >= 1, timeout=60, what="a chunk archived")
+    # A backlog builds while the gateway is away; the node is killed while it drains.
+    radosgw.stop_gateway()
+    node.wait_until(lambda: archive_status(node)["backlogChunks"] >= 8, timeout=60, what="a backlog of 8 chunks")
+    radosgw.start_gateway()
+    archived = archive_status(node)["chunksArchived"]
+    node.wait_until(lambda: archive_status(node)["chunksArchived"] > archived, timeout=60, what="uploads under way again")
+    node.process.send_signal(signal.SIGKILL)
+    node.process.wait()
+    assert archive_status_after_kill_is_incomplete(s3, bucket, store)
+
+    restarted = make_node(*archive_args(radosgw, bucket, "kill/"), store=store, env=env)
+    restarted.wait_healthy()
+    restarted.wait_until(lambda: archive_status(restarted)["backlogChunks"] <= 1, timeout=90, what="the backlog drained")
+    restarted.stop()
+
+    stored = sorted(path.name for path in store.glob("chunk_*.mp4"))
+    found = manifests(s3, bucket, "kill/")
+    names = {manifest["chunkFile"] for manifest in found}
+    assert len(names) == len(found), "one manifest per chunk"
+    assert len(set(stored) - names) <= 2, "every chunk but the newest is archived"
+    expected = {"kill/" + name for manifest in found for name in (manifest["chunkFile"], manifest["timestampsFile"])}
+    expected |= {f"kill/manifests/{manifest['stamp']}.json" for manifest in found}
+    assert sorted(keys(s3, bucket, "kill/")) == sorted(expected), "nothing but whole chunks and their manifests"
+    assert not s3.list_multipart_uploads(Bucket=bucket).get("Uploads"), "no unfinished multipart upload left"
+    for manifest in found:
+        if (store / manifest["chunkFile"]).exists():
+            body = s3.get_object(Bucket=bucket, Key="kill/" + manifest["chunkFile"])["Body"].read()
+            assert body == (store / manifest["chunkFile"]).read_bytes()
+
+
+def archive_status_after_kill_is_incomplete(s3, bucket, store):
+    """Right after the kill the bucket lacks some stored chunks: the kill was mid-backlog."""
+    stored = {path.name for path in store.glob("chunk_*.mp4")}
+    listed = {key.removeprefix("kill/") for key in keys(s3, bucket, "kill/")}
+    return len(stored - listed) >= 2
+
+
+def test_a_range_the_ring_evicted_is_answered_from_the_archive(make_node, radosgw, bucket, tmp_path):
+    s3 = radosgw.s3()
+    node = make_node(*archive_args(radosgw, bucket, "tiny/"), "--cap-mb", "0.25", store=tmp_path / "store",
+                     env=archive_env(radosgw))
+    node.wait_healthy()
+
+    def evicted_and_archived():
+        found = manifests(s3, bucket, "tiny/")
+        ring = {chunk["file"] for chunk in node.chunks()}
+        gone = [manifest for manifest in found if manifest["chunkFile"] not in ring]
+        return len(gone) >= 2 and gone
+
+    gone = node.wait_until(evicted_and_archived, timeout=120, what="2 archived chunks evicted from the ring")[:2]
+    start, end = gone[0]["firstFrameMs"] / 1000, gone[1]["lastFrameMs"] / 1000
+    expected = {}
+    for manifest in gone:
+        for name in (manifest["chunkFile"], manifest["timestampsFile"]):
+            expected[name] = s3.get_object(Bucket=bucket, Key="tiny/" + name)["Body"].read()
+
+    # /api/chunks lists them from the archive, and each file downloads byte for byte.
+    listing = node.json(f"/api/chunks?start={start}&end={end}")[1]
+    from_archive = [chunk for chunk in listing["chunks"] if chunk["source"] == "archive"]
+    assert [chunk["file"] for chunk in from_archive] == [manifest["chunkFile"] for manifest in gone]
+    status, headers, body = node.request(f"/api/chunks/{gone[0]['chunkFile']}")
+    assert status == 200 and body == expected[gone[0]["chunkFile"]] and headers["X-AllSpark-Source"] == "archive"
+
+    async def over_websocket():
+        peer = await Peer.connect(node.ws_url())
+        try:
+            await peer.send({"command": "uploadTimeRange", "startTime": start, "endTime": end})
+            return await peer.receive_uploads(timeout=60)
+        finally:
+            await peer.close()
+
+    files, final = asyncio.run(over_websocket())
+    for name, data in expected.items():
+        assert files[name] == data, f"{name} sent byte-identical from the archive"
+    assert set(expected) <= set(final["fromArchive"]) and final["status"] == "success"
+
+    status, headers, clip = node.request(f"/api/clip?start={start}&end={end}")
+    assert status == 200 and headers["Content-Type"] == "video/mp4"
+    assert headers["X-Clip-From-Archive"].split(",") == [manifest["chunkFile"] for manifest in gone]
+    path = tmp_path / "clip.mp4"
+    path.write_bytes(clip)
+    frames = json.loads(subprocess.run(
+        ["ffprobe", "-v", "error", "-count_packets", "-select_streams", "v", "-show_entries", "stream=nb_read_packets",
+         "-of", "json", str(path)], capture_output=True, text=True, check=True).stdout)["streams"][0]["nb_read_packets"]
+    assert int(frames) == int(headers["X-Clip-Frames"]) >= gone[0]["frames"]
+    assert not list((tmp_path / "store" / ".archive-fetch").glob("*/*")), "fetched copies are removed after use"
+
+
+def test_the_uplink_answers_an_evicted_range_from_the_archive(make_node, radosgw, bucket, tmp_path):
+    s3 = radosgw.s3()
+    port = free_port()
+
+    async def scenario():
+        peer = EdgePeer(port, client_config={"videoChunkDurationMs": 2000})
+        await peer.start()
+        try:
+            node = make_node(*archive_args(radosgw, bucket, "edge/"), "--cap-mb", "0.25", "--uplink", f"ws://127.0.0.1:{port}/",
+                             store=tmp_path / "store", env={**archive_env(radosgw), "ALLSPARK_UPLINK_TIME_REFERENCE": "node"})
+            await peer.wait_for(lambda: peer.client_names, timeout=30, what="clientInfo")
+            deadline = time.time() + 120
+            while True:
+                ring = {chunk["file"] for chunk in node.chunks()}
+                gone = [m for m in manifests(s3, bucket, "edge/") if m["chunkFile"] not in ring]
+                if gone:
+                    break
+                assert time.time() < deadline, "no archived chunk was evicted"
+                await asyncio.sleep(1)
+            target = gone[0]
+            await peer.command({"command": "uploadTimeRange", "message": "",
+                                "startTime": target["firstFrameMs"] / 1000, "endTime": target["lastFrameMs"] / 1000})
+            await peer.wait_for(lambda: target["timestampsFile"] in peer.uploads, timeout=60, what="the archived chunk uploaded")
+            return target, dict(peer.uploads)
+        finally:
+            await peer.stop()
+
+    target, uploads = asyncio.run(scenario())
+    assert uploads[target["chunkFile"]] == s3.get_object(Bucket=bucket, Key="edge/" + target["chunkFile"])["Body"].read()
+
+
+@pytest.mark.parametrize("problem", ["wrong secret", "missing bucket"])
+def test_bad_credentials_or_a_missing_bucket_are_reported_and_recording_goes_on(make_node, radosgw, bucket, problem):
+    secret = "not-the-secret-" + uuid.uuid4().hex
+    target = bucket if problem == "wrong secret" else bucket + "-missing"
+    env = archive_env(radosgw, secret=secret if problem == "wrong secret" else None)
+    node = make_node(*archive_args(radosgw, target, "bad/"), env=env)
+    node.wait_until(lambda: archive_status(node)["uploadFailures"] >= 1, timeout=60, what="a failed upload")
+    written = node.json("/api/status")[1]["recorder"]["chunksWritten"]
+    code, health = node.json("/api/health")
+    assert code == 200 and health["status"] == "degraded"
+    expected = "SignatureDoesNotMatch" if problem == "wrong secret" else "NoSuchBucket"
+    assert any(expected in text for text in health["problems"]), health["problems"]
+    assert archive_status(node)["configurationProblem"] is True
+    node.wait_until(lambda: node.json("/api/status")[1]["recorder"]["chunksWritten"] >= written + 2, what="recording goes on")
+    log = node.log_path.read_text()
+    assert expected in log and secret not in log and radosgw.secret_key not in log
+    assert secret not in json.dumps(node.json("/api/config")[1])
