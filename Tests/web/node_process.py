@@ -22,7 +22,7 @@ def node_binary():
 class RunningNode:
     """Starts the node on a free port (--port 0, read back from its log) and stops it."""
 
-    def __init__(self, work_dir, token=None, privacy=("--privacy", "none")):
+    def __init__(self, work_dir, token=None, privacy=("--privacy", "none"), extra=(), env=None):
         self.token = token
         self.store = Path(work_dir) / "store"
         self.log_path = Path(work_dir) / "node.log"
@@ -30,14 +30,14 @@ class RunningNode:
             str(node_binary()), "run",
             "--source", "testsrc", "--size", "640x360", "--fps", "15",
             "--chunk-ms", str(CHUNK_MS), *privacy,
-            "--store", str(self.store), "--port", "0", "--config", "/dev/null",
+            "--store", str(self.store), "--port", "0", "--config", "/dev/null", *extra,
         ]
         if token:
             arguments += ["--token", token]
         self._log = open(self.log_path, "w")
         # CI machines run no time daemon: an unsynchronised kernel clock would make every
         # node degraded, so these tests judge the clock by its error bound only.
-        environment = {"ALLSPARK_CLOCK_SYNC_REQUIRED": "false", **os.environ}
+        environment = {"ALLSPARK_CLOCK_SYNC_REQUIRED": "false", **os.environ, **(env or {})}
         if not token:
             # The dashboard's own behaviour with a token is what test_token_access.py covers.
             environment["ALLSPARK_SERVER_AUTH"] = "none"
