@@ -3,7 +3,7 @@ conftest module of the same name in Tests/web must not shadow them)."""
 import pytest
 
 from node_harness import Node
-from radosgw import Radosgw, RadosgwUnavailable
+from radosgw import serve_for_tests
 
 
 @pytest.fixture
@@ -29,12 +29,5 @@ def node(make_node):
 
 @pytest.fixture(scope="session")
 def radosgw():
-    """A real S3 service (radosgw.py), started once for the session: ~12 s. Without Ceph
-    the archive tests fail rather than skip: scripts/setup.sh --test installs it, so its
-    absence is a broken setup, not a machine that cannot run them."""
-    try:
-        service = Radosgw()
-    except RadosgwUnavailable as missing:
-        pytest.fail(f"no S3 service: {missing}")
-    yield service
-    service.close()
+    """A real S3 service (radosgw.py), started once for the session: ~12 s."""
+    yield from serve_for_tests()

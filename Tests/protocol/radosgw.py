@@ -186,3 +186,17 @@ class Radosgw:
         for name in reversed(list(self.daemons)):
             self._stop(name)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def serve_for_tests():
+    """A generator for pytest fixtures: the service while the fixture lasts. Without Ceph
+    the tests fail rather than skip: scripts/setup.sh --test installs it, so its absence is
+    a broken setup, not a machine that cannot run them."""
+    import pytest
+
+    try:
+        service = Radosgw()
+    except RadosgwUnavailable as missing:
+        pytest.fail(f"no S3 service: {missing}")
+    yield service
+    service.close()

@@ -8,7 +8,7 @@ from node_process import RunningNode
 
 # The S3 service the archive tests use lives with the protocol tests.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "protocol"))
-from radosgw import Radosgw, RadosgwUnavailable  # noqa: E402
+from radosgw import serve_for_tests  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -46,12 +46,7 @@ def cascades_node(tmp_path_factory):
 @pytest.fixture(scope="module")
 def radosgw():
     """A real S3 service for the archive card (see Tests/protocol/radosgw.py)."""
-    try:
-        service = Radosgw()
-    except RadosgwUnavailable as missing:
-        pytest.fail(f"no S3 service: {missing}")
-    yield service
-    service.close()
+    yield from serve_for_tests()
 
 
 @pytest.fixture
