@@ -15,8 +15,9 @@ public final class ArchiveCatalog: Sendable {
     /// The longest a chunk can be (videoChunkDurationMs): a chunk overlapping a range
     /// started at most this long before the range.
     static let longestChunkMs: Int64 = 3_600_000
-    /// Manifests remembered (by key); past this the memory is cleared and filled again by listing.
-    static let rememberedLimit = 200_000
+    /// Manifests remembered (by key; about a week of 30 s chunks, some 10 MB); past this the
+    /// memory is cleared and filled again by listing.
+    static let rememberedLimit = 20_000
 
     let client: S3Client
     let layout: ArchiveLayout

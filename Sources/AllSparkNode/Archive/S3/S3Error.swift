@@ -15,9 +15,9 @@ public struct S3Error: Error, CustomStringConvertible, Sendable {
         return "\(operation): \(status) \(code ?? "")\(detail.isEmpty ? "" : " (\(detail))")"
     }
 
-    /// Whether waiting can help: no answer, a timeout, a throttle or a server fault. Wrong
-    /// credentials or a missing bucket are retried too (an operator may fix them), but they
-    /// are reported as configuration problems.
+    /// Whether the failure is the settings' (wrong credentials, a missing bucket) rather than
+    /// the network's or the store's health. Both are retried (an operator may fix either);
+    /// status pages say which it is.
     public var isConfigurationProblem: Bool {
         guard let code else { return status == 403 }
         return ["NoSuchBucket", "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "AuthorizationHeaderMalformed"].contains(code)
