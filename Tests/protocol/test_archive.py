@@ -99,7 +99,8 @@ def test_chunks_appear_in_the_bucket_byte_identical_with_manifests(make_node, ra
 
 def test_an_outage_of_30_s_loses_nothing_and_the_backlog_drains(make_node, radosgw, bucket, tmp_path):
     s3 = radosgw.s3()
-    node = make_node(*archive_args(radosgw, bucket, "outage/"), store=tmp_path / "store", env=archive_env(radosgw))
+    node = make_node(*archive_args(radosgw, bucket, "outage/"), store=tmp_path / "store",
+                     env=archive_env(radosgw, ALLSPARK_ARCHIVE_MAX_LAG_SECONDS="15"))
     node.wait_healthy()
     node.wait_until(lambda: archive_status(node)["chunksArchived"] >= 1, timeout=60, what="a chunk archived")
     radosgw.stop_gateway()
@@ -113,6 +114,7 @@ def test_an_outage_of_30_s_loses_nothing_and_the_backlog_drains(make_node, rados
         code, health = node.json("/api/health")
         assert code == 200 and health["status"] == "degraded"
         assert any(problem.startswith("archive failing") for problem in health["problems"])
+        assert any(problem.startswith("archive lag") and "archive.maxLagSeconds (15 s)" in problem for problem in health["problems"])
     finally:
         radosgw.start_gateway()
     node.wait_until(lambda: archive_status(node)["backlogChunks"] <= 1, timeout=90, what="the backlog drained")
