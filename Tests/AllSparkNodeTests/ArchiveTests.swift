@@ -96,6 +96,8 @@ struct ArchiveTests {
         #expect(status.backlogChunks == 1 && status.lagMs == 60_000)
         #expect(status.uploadBytesPerSecond == 20 && status.lastChunkBytesPerSecond == 2400)
         #expect(status.phase == .retrying && status.configurationProblem)
+        backlog.uploading()
+        #expect(backlog.snapshot(nowMs: 1_700_000_080_000, nowMonotonicMs: 20_000).phase == .retrying, "retrying until an attempt succeeds")
         #expect(status.problems(maxLagSeconds: 30).count == 2)
         #expect(status.problems(maxLagSeconds: 600) == ["archive failing: PUT k: 404 NoSuchBucket (no bucket)"])
     }

@@ -62,7 +62,13 @@ final class ArchiveBacklog: Sendable {
         }
     }
 
-    func uploading() { state.withLock { $0.phase = .uploading } }
+    /// An attempt starts; after a failure the state stays `retrying` until one succeeds, so
+    /// health does not flicker while the store is away.
+    func uploading() {
+        state.withLock { state in
+            if state.phase != .retrying { state.phase = .uploading }
+        }
+    }
 
     /// A chunk is in the bucket: `sentBytes` were uploaded for it (0 when it was all there).
     func archived(_ record: ChunkRecord, sentBytes: Int64, seconds: Double, nowMonotonicMs: Int64) {
