@@ -14,6 +14,8 @@ final class ArchiveBacklog: Sendable {
 
     private struct State {
         var pending: [Item] = []
+        /// Set at shutdown: the uploader finishes the chunk it has and takes no other.
+        var closed = false
         var phase: ArchiveStatus.Phase = .starting
         var lastError: String?
         var lastErrorAtMs: Int64?
@@ -47,7 +49,16 @@ final class ArchiveBacklog: Sendable {
         signal.yield()
     }
 
-    var first: Item? { state.withLock { $0.pending.first } }
+    /// The next chunk to archive; nil when none waits or the backlog is closed.
+    var first: Item? { state.withLock { $0.closed ? nil : $0.pending.first } }
+
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// No chunk is handed out from now on (those waiting stay counted).
+    func close() {
+        state.withLock { $0.closed = true }
+        signal.yield()
+    }
 
     /// The store evicted a chunk: if it was still waiting, it is lost to the archive.
     /// - Returns: whether it was waiting.

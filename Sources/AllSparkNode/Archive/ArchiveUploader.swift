@@ -26,11 +26,21 @@ public struct ArchiveUploader: Service {
             if backlog.evicted(record) { logger.warning("archive: \(record.fileName) was evicted from the ring before it could be archived") }
         }
         await resumeAfterRestart()
-        await cancelWhenGracefulShutdown {
-            await uploadUntilCancelled()
+        // At shutdown the chunk under way is finished, so the bucket is left with whole chunks
+        // only, unless that takes longer than `shutdownGrace`: then it is cut off (and
+        // completed at the next start).
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await uploadUntilClosed() }
+            try? await gracefulShutdown()
+            backlog.close()
+            group.addTask { try? await Task.sleep(for: Self.shutdownGrace) }
+            await group.next()
+            group.cancelAll()
         }
         await archive.client.shutdown()
     }
+
+    static let shutdownGrace: Duration = .seconds(10)
 
     /// Queues every stored chunk the journal does not list as archived, to be checked
     /// against the bucket before anything is sent, and compacts the journal.
@@ -59,14 +69,14 @@ public struct ArchiveUploader: Service {
         }
     }
 
-    private func uploadUntilCancelled() async {
+    private func uploadUntilClosed() async {
         var signals = archive.backlog.signals.makeAsyncIterator()
         var backoff = ReconnectBackoff()
         var failing = false
         var cleanedUp = false
         while !Task.isCancelled {
             guard let item = archive.backlog.first else {
-                guard await signals.next() != nil else { return }
+                guard !archive.backlog.isClosed, await signals.next() != nil else { return }
                 continue
             }
             archive.backlog.uploading()
@@ -177,8 +187,10 @@ public struct ArchiveUploader: Service {
             }
             try await client.completeMultipartUpload(key: key, uploadId: uploadId, etags: etags)
         } catch {
-            // When the abort fails too, the listing before the next upload finds it.
-            try? await client.abortMultipartUpload(key: key, uploadId: uploadId)
+            // Detached so that a shutdown's cancellation, which may be what ended the upload,
+            // does not cancel the abort too. When the abort fails, the listing before the next
+            // upload (or at the next start) finds the upload.
+            await Task.detached { try? await client.abortMultipartUpload(key: key, uploadId: uploadId) }.value
             throw error
         }
     }
