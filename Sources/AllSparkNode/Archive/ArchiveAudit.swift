@@ -36,40 +36,41 @@ public enum ArchiveAudit {
         return entries.sorted { $0.startMs < $1.startMs }
     }
 
+    /// A ring chunk: its files against the local ones, and its manifest present.
     private static func check(_ record: ChunkRecord, in archive: ChunkArchive, storeDirectory: URL) async throws -> Finding {
-        var missing: [String] = []
-        var differing: [String] = []
+        var files: [(name: String, digest: FileDigest)] = []
         for name in [record.fileName, record.timestampsFileName] {
-            let key = archive.layout.key(forFile: name)
-            guard let object = try await archive.client.head(key: key) else {
-                missing.append(key)
-                continue
-            }
             let path = storeDirectory.appendingPathComponent(name).path
-            let local = try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
+            files.append((name, try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(path)) { handle in
                 try await FileDigest.of(handle, size: try await handle.info().size)
-            }
-            if object.size != local.size || object.sha256 != local.sha256 { differing.append(key) }
+            }))
         }
-        let manifestKey = archive.layout.manifestKey(stamp: record.stamp)
-        if try await archive.client.head(key: manifestKey) == nil { missing.append(manifestKey) }
-        if !differing.isEmpty { return .differs(differing) }
-        return missing.isEmpty ? .archived : .missing(missing)
+        return try await compare(
+            files.map { ($0.name, $0.digest.size, $0.digest.sha256) }, in: archive,
+            manifestKey: archive.layout.manifestKey(stamp: record.stamp))
     }
 
+    /// An archive-only chunk: its files against its manifest.
     private static func check(_ manifest: ArchiveManifest, in archive: ChunkArchive) async throws -> Finding {
+        try await compare(
+            [(manifest.chunkFile, manifest.chunkBytes, manifest.chunkSHA256), (manifest.timestampsFile, manifest.timestampsBytes, manifest.timestampsSHA256)],
+            in: archive, manifestKey: nil)
+    }
+
+    /// Each file's object against the size and SHA-256 it should have; the manifest, when
+    /// given, only for being there.
+    private static func compare(_ files: [(name: String, size: Int64, sha256: String)], in archive: ChunkArchive, manifestKey: String?) async throws -> Finding {
         var missing: [String] = []
         var differing: [String] = []
-        for (name, size, sha256) in [
-            (manifest.chunkFile, manifest.chunkBytes, manifest.chunkSHA256), (manifest.timestampsFile, manifest.timestampsBytes, manifest.timestampsSHA256),
-        ] {
-            let key = archive.layout.key(forFile: name)
+        for file in files {
+            let key = archive.layout.key(forFile: file.name)
             guard let object = try await archive.client.head(key: key) else {
                 missing.append(key)
                 continue
             }
-            if object.size != size || object.sha256 != sha256 { differing.append(key) }
+            if object.size != file.size || object.sha256 != file.sha256 { differing.append(key) }
         }
+        if let manifestKey, try await archive.client.head(key: manifestKey) == nil { missing.append(manifestKey) }
         if !differing.isEmpty { return .differs(differing) }
         return missing.isEmpty ? .archived : .missing(missing)
     }
@@ -100,8 +101,8 @@ public enum ArchiveAudit {
         var oldest: ArchiveManifest?
         var newest: ArchiveManifest?
         if let first = keys.first, let last = keys.last {
-            oldest = try await archive.catalog.manifest(forKey: first)
-            newest = try await archive.catalog.manifest(forKey: last)
+            oldest = try await archive.catalog.manifest(at: first)
+            newest = try await archive.catalog.manifest(at: last)
         }
         return Summary(
             bucket: archive.client.bucketDescription, prefix: archive.layout.prefix, ringChunks: ring.count,

@@ -81,14 +81,10 @@ public final class ArchiveCatalog: Sendable {
         return manifest
     }
 
-    /// The manifest stored under `key` (a key from a listing of `manifestsPrefix`).
-    func manifest(forKey key: String) async throws -> ArchiveManifest? { try await manifest(at: key) }
-
-    /// Reads (or remembers) one manifest; nil when it is gone or not one of ours.
-    private func manifest(at key: String) async throws -> ArchiveManifest? {
+    /// Reads (or remembers) the manifest under `key`; nil when it is gone or not one of ours.
+    func manifest(at key: String) async throws -> ArchiveManifest? {
         if let remembered = known.withLock({ $0[key] }) { return remembered }
-        let response = try await client.get(key: key)
-        guard response.status == .ok else { return nil }
+        guard let response = try await client.get(key: key) else { return nil }
         let body = try await response.body.collect(upTo: 64 * 1024)
         guard let manifest = try? ArchiveManifest.decode(Array(buffer: body)), manifest.isWellFormed,
             key == layout.manifestKey(stamp: manifest.stamp)
@@ -100,11 +96,11 @@ public final class ArchiveCatalog: Sendable {
         return manifest
     }
 
-    /// Starts reading one of a chunk's files from the bucket.
-    public func open(_ fileName: String, of manifest: ArchiveManifest) async throws -> HTTPClientResponse {
-        let response = try await client.get(key: layout.key(forFile: fileName))
-        guard response.status == .ok else {
-            throw S3Error(operation: "GET \(layout.key(forFile: fileName))", status: Int(response.status.code), code: "NoSuchKey", detail: "listed in its manifest but not in the bucket")
+    /// Starts reading one of an archived chunk's files from the bucket.
+    public func open(_ fileName: String) async throws -> HTTPClientResponse {
+        let key = layout.key(forFile: fileName)
+        guard let response = try await client.get(key: key) else {
+            throw S3Error(operation: "GET \(key)", status: 404, code: "NoSuchKey", detail: "listed in its manifest but not in the bucket")
         }
         return response
     }
@@ -117,9 +113,9 @@ public final class ArchiveCatalog: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let fetched = FetchedChunk(manifest: manifest, folder: folder)
         do {
-            try await download(manifest.chunkFile, of: manifest, to: fetched.chunkPath, size: manifest.chunkBytes, sha256: manifest.chunkSHA256)
+            try await download(manifest.chunkFile, to: fetched.chunkPath, size: manifest.chunkBytes, sha256: manifest.chunkSHA256)
             try await download(
-                manifest.timestampsFile, of: manifest, to: fetched.timestampsPath, size: manifest.timestampsBytes, sha256: manifest.timestampsSHA256)
+                manifest.timestampsFile, to: fetched.timestampsPath, size: manifest.timestampsBytes, sha256: manifest.timestampsSHA256)
         } catch {
             fetched.remove()
             throw error
@@ -127,8 +123,8 @@ public final class ArchiveCatalog: Sendable {
         return fetched
     }
 
-    private func download(_ fileName: String, of manifest: ArchiveManifest, to path: String, size: Int64, sha256: String) async throws {
-        let response = try await open(fileName, of: manifest)
+    private func download(_ fileName: String, to path: String, size: Int64, sha256: String) async throws {
+        let response = try await open(fileName)
         var hash = SHA256()
         var written: Int64 = 0
         try await FileSystem.shared.withFileHandle(forWritingAt: FilePath(path), options: .newFile(replaceExisting: true)) { handle in

@@ -45,20 +45,19 @@ struct ChunkRoutes {
                 }
                 let rangeEndMs = endMs == startMs ? endMs + 1 : endMs
                 let chunks = services.store.chunks(overlappingStartMs: startMs, endMs: rangeEndMs)
-                var listed = chunks.map { $0.json(offsetMs: offsetMs, source: "ring") }
+                var listed = chunks.map { (record: $0, source: "ring") }
                 // The archive is listed only for a range: all of it could be months of chunks.
                 if let archive = services.archive, askedStart != nil || askedEnd != nil {
                     do {
                         let archived = try await archive.catalog.chunks(overlappingStartMs: startMs, endMs: rangeEndMs)
                             .filter { manifest in !services.store.contains(stamp: manifest.stamp) }
-                        listed += archived.map { $0.record.json(offsetMs: offsetMs, source: "archive") }
-                        listed.sort { ($0["startMs"]?.number ?? 0) < ($1["startMs"]?.number ?? 0) }
+                        listed = (listed + archived.map { (record: $0.record, source: "archive") }).sorted { $0.record.startMs < $1.record.startMs }
                     } catch {
                         answer["archiveError"] = .string("\(error)")
                     }
                 }
                 answer["count"] = .number(Double(listed.count))
-                answer["chunks"] = .array(listed)
+                answer["chunks"] = .array(listed.map { $0.record.json(offsetMs: offsetMs, source: $0.source) })
                 return JSONResponse.make(.object(answer))
             } catch let error as APIError {
                 return JSONResponse.error(error.message, status: .badRequest)
@@ -92,7 +91,7 @@ struct ChunkRoutes {
                 return JSONResponse.error("no such chunk file in the store or the archive", status: .notFound)
             }
             manifest = found
-            object = try await archive.catalog.open(name, of: manifest)
+            object = try await archive.catalog.open(name)
         } catch {
             return JSONResponse.error("the archive could not be read: \(error)", status: .badGateway)
         }

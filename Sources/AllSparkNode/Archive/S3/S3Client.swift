@@ -46,18 +46,19 @@ public final class S3Client: Sendable {
 
     /// Size and checksum of an object, nil when there is none.
     public func head(key: String) async throws -> ObjectInfo? {
-        let response = try await send("HEAD", key: key, operation: "HEAD \(key)", allowNotFound: true)
-        guard response.status != .notFound else { return nil }
+        let response: HTTPClientResponse
+        do {
+            response = try await send("HEAD", key: key, operation: "HEAD \(key)")
+        } catch let error as S3Error where error.isMissingObject {
+            return nil
+        }
         let size = response.headers.first(name: "content-length").flatMap { Int64($0) } ?? 0
         return ObjectInfo(size: size, sha256: response.headers.first(name: "x-amz-meta-sha256"))
     }
 
     /// Puts a whole object from memory (manifests).
     public func put(key: String, bytes: [UInt8], contentType: String, sha256: String) async throws {
-        let body = HTTPClientRequest.Body.bytes(ByteBuffer(bytes: bytes))
-        _ = try await send(
-            "PUT", key: key, operation: "PUT \(key)", headers: Self.objectHeaders(contentType: contentType, sha256: sha256),
-            body: (body, Int64(bytes.count)), payloadSHA256: sha256)
+        try await put(key: key, body: .bytes(ByteBuffer(bytes: bytes)), length: Int64(bytes.count), contentType: contentType, sha256: sha256)
     }
 
     /// Puts a whole object whose bytes `body` streams; `sha256` is of those bytes, so the
@@ -68,13 +69,13 @@ public final class S3Client: Sendable {
             body: (body, length), payloadSHA256: sha256)
     }
 
-    /// Starts reading an object; the caller consumes `response.body`.
-    public func get(key: String) async throws -> HTTPClientResponse {
-        try await send("GET", key: key, operation: "GET \(key)", allowNotFound: true)
-    }
-
-    public func delete(key: String) async throws {
-        _ = try await send("DELETE", key: key, operation: "DELETE \(key)")
+    /// Starts reading an object, nil when there is none; the caller consumes `response.body`.
+    public func get(key: String) async throws -> HTTPClientResponse? {
+        do {
+            return try await send("GET", key: key, operation: "GET \(key)")
+        } catch let error as S3Error where error.isMissingObject {
+            return nil
+        }
     }
 
     // MARK: Listing
@@ -151,7 +152,11 @@ public final class S3Client: Sendable {
     }
 
     public func abortMultipartUpload(key: String, uploadId: String) async throws {
-        _ = try await send("DELETE", key: key, query: [("uploadId", uploadId)], operation: "aborting the multipart upload of \(key)", allowNotFound: true)
+        do {
+            _ = try await send("DELETE", key: key, query: [("uploadId", uploadId)], operation: "aborting the multipart upload of \(key)")
+        } catch let error as S3Error where error.isMissingObject {
+            // Already completed or aborted.
+        }
     }
 
     // MARK: Requests
@@ -173,8 +178,7 @@ public final class S3Client: Sendable {
 
     private func send(
         _ method: String, key: String, query: [(String, String)] = [], operation: String, headers extra: [(String, String)] = [],
-        body: (HTTPClientRequest.Body, Int64)? = nil, payloadSHA256: String = S3RequestSigner.emptyPayloadSHA256,
-        allowNotFound: Bool = false
+        body: (HTTPClientRequest.Body, Int64)? = nil, payloadSHA256: String = S3RequestSigner.emptyPayloadSHA256
     ) async throws -> HTTPClientResponse {
         let (host, path) = location(of: key)
         let signed = signer.signedHeaders(
@@ -193,17 +197,15 @@ public final class S3Client: Sendable {
         } catch {
             throw S3Error.unreachable(operation, error)
         }
-        if (200..<300).contains(response.status.code) || (allowNotFound && response.status == .notFound && method == "HEAD") {
-            return response
-        }
-        let text = method == "HEAD" ? "" : (try? await Self.text(of: response)) ?? ""
-        if response.status == .notFound && allowNotFound && S3XML.firstValue(of: "Code", in: text) == "NoSuchKey" {
+        guard !(200..<300).contains(response.status.code) else { return response }
+        // A HEAD answer has no body to name the error: its status says what it can.
+        if method == "HEAD" && response.status == .notFound {
             throw S3Error(operation: operation, status: 404, code: "NoSuchKey", detail: "no such object")
         }
         if method == "HEAD" && response.status == .forbidden {
             throw S3Error(operation: operation, status: 403, code: "AccessDenied", detail: "check the credentials and the bucket's permissions")
         }
-        throw S3Error.answered(operation, status: Int(response.status.code), body: text)
+        throw S3Error.answered(operation, status: Int(response.status.code), body: (try? await Self.text(of: response)) ?? "")
     }
 
     /// An answer's body as text (S3's XML answers are small; larger is cut off).

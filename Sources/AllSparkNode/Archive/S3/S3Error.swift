@@ -23,6 +23,9 @@ public struct S3Error: Error, CustomStringConvertible, Sendable {
         return ["NoSuchBucket", "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "AuthorizationHeaderMalformed"].contains(code)
     }
 
+    /// The object (or multipart upload) asked for does not exist; the bucket does.
+    public var isMissingObject: Bool { code == "NoSuchKey" || code == "NoSuchUpload" }
+
     static func unreachable(_ operation: String, _ error: any Error) -> S3Error {
         S3Error(operation: operation, status: nil, code: nil, detail: "\(error)")
     }
