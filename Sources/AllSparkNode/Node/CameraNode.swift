@@ -47,15 +47,27 @@ public struct CameraNode: Sendable {
         let announcer = services.announcer
         let name = ClientIdentity.name(configured: config.uplink.name, storeDirectory: services.store.directory)
         defer { announcer.withdraw() }
+        let dashboard = config.server.dashboardDirectory
+        if FileManager.default.fileExists(atPath: dashboard + "/index.html") {
+            logger.info("dashboard files from \(dashboard)")
+        } else {
+            logger.warning("no dashboard at \(dashboard) (server.webDirectory): / will answer 404")
+        }
+        let notifier = SystemdNotifier()
+        let supervision = notifier.isSupervised ? SystemdSupervision(notifier: notifier, recorder: services.recorder, logger: logger) : nil
         let application = try NodeServer.makeApplication(services: services, logger: logger) { port in
             logger.notice("serving the API, WebSocket and dashboard on \(config.server.usesTLS ? "https" : "http")://\(config.server.host):\(port)/")
             if config.server.announce { announcer.announce(name: name, port: port, tls: config.server.usesTLS) }
+            supervision?.serverStarted(port: port)
             await onServerRunning(port)
         }
         var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: services.recorder, successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: application),
         ]
+        if let supervision {
+            serviceList.append(.init(service: supervision, successTerminationBehavior: .ignore))
+        }
         if services.access.tokenFile != nil {
             serviceList.append(.init(service: AccessTokenWatcher(policy: services.access, peers: services.peers, logger: logger)))
         }

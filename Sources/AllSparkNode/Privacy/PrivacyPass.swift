@@ -61,7 +61,7 @@ public struct PrivacyPass: Sendable {
                 key: "privacyMask", value: config.privacyMask, allowed: "one of " + MaskStyle.allCases.map(\.rawValue).joined(separator: ", "))
         }
         let detectors = DetectorSetup(
-            mode: mode, choice: choice, modelPath: config.privacyModel, detectionWidth: config.privacyDetectionWidth)
+            mode: mode, choice: choice, modelPath: config.faceModelFile, detectionWidth: config.privacyDetectionWidth)
         try self.init(
             detectors: detectors,
             delayLine: DelayLineMasker.Settings(

@@ -25,6 +25,9 @@ public final class Recorder: Service, Sendable {
     /// The latest masked frame, copied about twice a second; nil before the first frame.
     public var latestSnapshot: SnapshotFrame? { control.latestSnapshot }
     public var settings: RecordingSettings { control.currentSettings }
+    /// Monotonic ms (`WallClock.monotonicMs`) of the recording loop's last progress: a frame
+    /// encoded, or the source waiting out its retry backoff.
+    public var lastProgressMonotonicMs: Int64 { control.lastProgressMonotonicMs }
 
     /// Format, chunk length and encoder settings apply from the next chunk; the cap at once.
     public func apply(_ config: NodeConfig) {

@@ -4,6 +4,9 @@ import Synchronization
 /// status out, and the stop request.
 final class RecorderControl: Sendable {
     private let stopRequested = Atomic<Bool>(false)
+    /// Monotonic ms of the recording loop's last sign of life: a frame encoded, or a tick of
+    /// its wait before retrying a failed source. The systemd watchdog is fed from it.
+    private let progressMonotonicMs = Atomic<Int64>(WallClock.monotonicMs())
     private let settings: Mutex<RecordingSettings>
     private let status = Mutex(RecorderStatus())
     private let chunkObservers = Mutex<[@Sendable (ChunkRecord) -> Void]>([])
@@ -17,6 +20,10 @@ final class RecorderControl: Sendable {
     }
 
     var isStopRequested: Bool { stopRequested.load(ordering: .acquiring) }
+
+    var lastProgressMonotonicMs: Int64 { progressMonotonicMs.load(ordering: .relaxed) }
+    /// Recording thread: one atomic store, cheap enough for every frame.
+    func markProgress() { progressMonotonicMs.store(WallClock.monotonicMs(), ordering: .relaxed) }
     func requestStop() { stopRequested.store(true, ordering: .releasing) }
 
     var currentSettings: RecordingSettings { settings.withLock { $0 } }

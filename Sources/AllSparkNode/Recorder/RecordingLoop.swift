@@ -67,6 +67,7 @@ final class RecordingLoop {
             }
         }
         while !control.isStopRequested {
+            control.markProgress()
             let capture: LibavCapture
             let masker: any LiveFrameMasking
             do {
@@ -123,7 +124,10 @@ final class RecordingLoop {
 
     private func waitBeforeRetry(_ delayMs: inout Int64) {
         let deadline = WallClock.monotonicMs() + delayMs
-        while !control.isStopRequested && WallClock.monotonicMs() < deadline { WallClock.sleep(ms: 50) }
+        while !control.isStopRequested && WallClock.monotonicMs() < deadline {
+            control.markProgress()
+            WallClock.sleep(ms: 50)
+        }
         delayMs = min(delayMs * 2, Self.maximumRetryDelayMs)
     }
 
@@ -164,6 +168,7 @@ final class RecordingLoop {
         do {
             try encode(frame)
             control.updateStatus { $0.framesEncoded += 1 }
+            control.markProgress()
         } catch {
             logger.error("encoding failed: \(error); starting a new encoder session")
             endEncoderSession()

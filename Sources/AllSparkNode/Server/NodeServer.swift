@@ -22,7 +22,7 @@ public enum NodeServer {
         ConfigRoutes(services: services).register(on: router)
         ChunkRoutes(services: services).register(on: router)
         MediaRoutes(services: services, metrics: MetricsExporter(services: services)).register(on: router)
-        router.add(middleware: FileMiddleware(settings.webDirectory, searchForIndexHtml: true, logger: logger))
+        router.add(middleware: FileMiddleware(settings.dashboardDirectory, searchForIndexHtml: true, logger: logger))
 
         let webSocketRouter = WebSocketEndpoint(services: services).makeRouter()
         let webSocketConfiguration = WebSocketServerConfiguration(maxFrameSize: maximumIncomingFrameBytes)

