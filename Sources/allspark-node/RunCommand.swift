@@ -90,7 +90,7 @@ struct RunCommand: AsyncParsableCommand {
             handler.logLevel = verbose ? .debug : .info
             return handler
         }
-        LibavLogging.configure(verbose: verbose)
+        LibavLogging.configure(verbose: verbose, toJournal: toJournal)
         let logger = Logger(label: "allspark-node")
         let config = try configOptions.load(flags: try flagOverrides())
 

@@ -86,7 +86,7 @@ def test_install_starts_a_recording_serving_service(debian, package_file):
 
 def test_ready_is_sent_after_the_first_frame_and_status_says_what_it_does(debian):
     status = debian.run(f"systemctl show -p StatusText --value {MAIN}").stdout.strip()
-    assert status.startswith("recording 320x180 from testsrc"), status
+    assert status.startswith("recording 320x180 from test pattern"), status
     assert f"serving on port {MAIN_PORT}" in status
     timing = debian.run(
         f"systemctl show -p ExecMainStartTimestampMonotonic -p ActiveEnterTimestampMonotonic --value {MAIN}").stdout.split()

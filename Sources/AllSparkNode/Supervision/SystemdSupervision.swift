@@ -41,33 +41,37 @@ public final class SystemdSupervision: Service, Sendable {
     }
 
     private func supervise(tick: Duration) async {
-        while !Task.isCancelled {
-            let port = servingPort.load(ordering: .acquiring)
-            let status = recorder.status
-            if port > 0, Self.hasStarted(status) {
-                notifier.ready(status: Self.statusLine(status, port: port))
-                logger.info("told systemd the node is ready")
-                break
-            }
-            feedWatchdog()
-            try? await Task.sleep(for: .milliseconds(100))
-        }
+        var lastPing = ContinuousClock.now - tick
         var lastStatus = ContinuousClock.now
+        var isReady = false
         while !Task.isCancelled {
-            feedWatchdog()
-            if ContinuousClock.now - lastStatus >= Self.statusInterval {
+            let now = ContinuousClock.now
+            if !isReady {
+                let port = servingPort.load(ordering: .acquiring)
+                let status = recorder.status
+                if port > 0, Self.hasStarted(status) {
+                    notifier.ready(status: Self.statusLine(status, port: port))
+                    logger.info("told systemd the node is ready")
+                    isReady = true
+                    lastStatus = now
+                }
+            } else if now - lastStatus >= Self.statusInterval {
                 notifier.status(Self.statusLine(recorder.status, port: servingPort.load(ordering: .acquiring)))
-                lastStatus = ContinuousClock.now
+                lastStatus = now
             }
-            try? await Task.sleep(for: tick)
+            if now - lastPing >= tick, feedWatchdog() { lastPing = now }
+            // Short sleeps until READY, so it follows the first frame closely.
+            try? await Task.sleep(for: isReady ? tick : .milliseconds(100))
         }
     }
 
-    private func feedWatchdog() {
-        guard notifier.watchdogTimeout != nil else { return }
-        if Self.isRecorderAlive(lastProgressMonotonicMs: recorder.lastProgressMonotonicMs, nowMonotonicMs: WallClock.monotonicMs()) {
-            notifier.watchdog()
-        }
+    /// Pings when the recording loop is alive; returns whether it did.
+    private func feedWatchdog() -> Bool {
+        guard notifier.watchdogTimeout != nil,
+            Self.isRecorderAlive(lastProgressMonotonicMs: recorder.lastProgressMonotonicMs, nowMonotonicMs: WallClock.monotonicMs())
+        else { return false }
+        notifier.watchdog()
+        return true
     }
 
     /// Recording has begun: a frame encoded, or the source failed and is being retried (a
