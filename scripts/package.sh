@@ -76,7 +76,7 @@ allspark-node ($version) bookworm; urgency=medium
 
   * Built from commit $commit.
 
- -- AllSpark Node developers <allspark-node@localhost>  $date
+ -- AllSpark Node developers <developers@allspark-node.invalid>  $date
 EOF
 
 {
