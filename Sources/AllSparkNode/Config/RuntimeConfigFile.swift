@@ -30,10 +30,11 @@ public struct RuntimeConfigFile: Sendable {
         }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Synced before and after the rename: after a power cut the file is the old one or
+        // the new one, never an empty or torn one.
         let temporary = path + ".tmp"
-        try (lines.joined(separator: "\n") + "\n").write(toFile: temporary, atomically: false, encoding: .utf8)
-        guard rename(temporary, path) == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-        }
+        _ = try DurableFile.write(lines.joined(separator: "\n") + "\n", to: temporary)
+        try DurableFile.rename(temporary, to: path)
+        DurableFile.syncDirectory(directory.path)
     }
 }

@@ -1,0 +1,222 @@
+"""Cuts a recording node's power, again and again, the way storage engines prove crash
+safety: QEMU (software emulation, virtme-ng sharing this machine's files read-only) boots
+Debian's kernel with the store on a virtual disk of its own (ext4), Tests/powercut/guest.sh
+starts the node at every boot, and the host kills QEMU at moments drawn from a seed. A
+killed QEMU loses the guest's page cache as a power cut does; what reached the virtual disk
+stays (../shared/TECH-NOTES.md, "Power cuts in the VM").
+
+Used by test_power_cut.py (3 cuts) and bench/power-cut-bench.py (20 cuts)."""
+import glob
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+NODE_BIN = Path(os.environ.get("ALLSPARK_NODE_BIN", REPO / ".build/debug/allspark-node")).resolve()
+VNG_DIR = Path(os.environ.get("ALLSPARK_VNG", "/opt/allspark-vng/bin"))
+# What the guest does while the power may go: the ring evicts every couple of seconds in
+# all of them; "token" and "config" also rewrite those files in a tight loop.
+ACTIVITIES = ("eviction", "token", "config")
+# Generous: a loaded machine boots the emulated guest slowly; only a broken boot misses it.
+BOOT_TIMEOUT_S = 600
+TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_-]{43}\n$")
+
+
+def why_the_vm_cannot_start():
+    if not sorted(glob.glob("/boot/vmlinuz-*")):
+        return "no Debian kernel in /boot (apt-get install linux-image-amd64)"
+    if not shutil.which("qemu-system-x86_64"):
+        return "qemu-system-x86_64 is not installed"
+    if not (VNG_DIR / "vng").exists():
+        return f"virtme-ng is not installed in {VNG_DIR} (scripts/setup.sh --test makes that venv)"
+    if not shutil.which("mkfs.ext4"):
+        return "mkfs.ext4 is missing (e2fsprogs)"
+    if not NODE_BIN.exists():
+        return f"no node binary at {NODE_BIN}"
+    return None
+
+
+def now_ms():
+    return int(time.time() * 1000)
+
+
+@dataclass
+class Cut:
+    """One power cut and what was found after it."""
+    index: int
+    activity: str
+    delay_s: float
+    cut_ms: int
+    token_text: str = ""
+    tokens_seen: list = field(default_factory=list)
+    runtime_text: str = ""
+    configs_seen: list = field(default_factory=list)
+    restarted: bool = False
+    listed: list = field(default_factory=list)
+    checks: list = field(default_factory=list)
+
+    @property
+    def lost_ms(self):
+        """Footage lost before the cut: from the last frame the node lists afterwards to the cut."""
+        ends = [chunk["endMs"] for chunk in self.listed]
+        return self.cut_ms - max(ends) if ends else None
+
+    def torn_token(self):
+        """None when the token file is whole and is the last rotation seen or a newer one."""
+        if not TOKEN_PATTERN.match(self.token_text):
+            return f"token file is not one whole token: {self.token_text!r}"
+        token = self.token_text.strip()
+        if self.tokens_seen and token != self.tokens_seen[-1] and token in self.tokens_seen:
+            return f"token went back to an older one: {token}"
+        return None
+
+    def torn_runtime_config(self):
+        """None when the runtime-config file is whole (or absent before any write landed)."""
+        if not self.runtime_text:
+            return None if not self.configs_seen else "runtime config vanished after writes landed"
+        lines = self.runtime_text.splitlines()
+        if not self.runtime_text.endswith("\n") or not lines[0].startswith("# Written by allspark-node"):
+            return f"runtime config is torn: {self.runtime_text!r}"
+        values = dict(line.split(": ", 1) for line in lines[1:])
+        cap = values.get("videoBufferMaxMB")
+        if cap is None or float(cap) not in (1.0, 1.5):
+            return f"runtime config holds an unexpected cap: {self.runtime_text!r}"
+        return None
+
+    def undecodable(self):
+        """Listed chunks that do not decode to their last frame."""
+        return [check for check in self.checks if check["decoded"] < check["frames"] or check["errors"] > 0]
+
+
+class GuestBoot:
+    """One boot of the guest; its console lines arrive with the host's time."""
+
+    def __init__(self, image, activity, log):
+        kernel = sorted(glob.glob("/boot/vmlinuz-*"))[-1]
+        command = [
+            str(VNG_DIR / "vng"), "--run", kernel, "--disable-kvm", "--disable-microvm", "--memory", "1G", "--cpus", "2",
+            "--disk", str(image), "--exec", f"bash {REPO}/Tests/powercut/guest.sh {NODE_BIN} {activity}",
+        ]
+        environment = {**os.environ, "PATH": f"{VNG_DIR}:{os.environ['PATH']}"}
+        self.lines = []
+        self.lock = threading.Lock()
+        self.log = log
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            env=environment, cwd=REPO, start_new_session=True)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for raw in self.process.stdout:
+            line = raw.decode(errors="replace").rstrip("\r\n")
+            self.log.write(line + "\n")
+            with self.lock:
+                self.lines.append(line)
+
+    def find(self, prefix):
+        with self.lock:
+            return [line for line in self.lines if line.startswith(prefix)]
+
+    def wait_for(self, prefix, timeout=BOOT_TIMEOUT_S):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self.find(prefix)
+            if found:
+                return found[0]
+            failed = self.find("FAILED")
+            if failed or self.process.poll() is not None:
+                raise AssertionError(f"the guest stopped before {prefix}: {failed or 'QEMU exited'}")
+            time.sleep(0.1)
+        raise AssertionError(f"no {prefix} from the guest within {timeout} s")
+
+    def cut_power(self):
+        """SIGKILL to QEMU: the guest's page cache is lost, the disk keeps what reached it."""
+        moment = now_ms()
+        os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait()
+        self.reader.join(timeout=10)
+        return moment
+
+
+class PowerCutRig:
+    def __init__(self, work, seed):
+        self.work = Path(work)
+        self.random = random.Random(seed)
+        self.image = self.work / "store.img"
+        subprocess.run(["truncate", "-s", "512M", str(self.image)], check=True)
+        subprocess.run(["mkfs.ext4", "-q", "-F", str(self.image)], check=True)
+        self.console = open(self.work / "console.txt", "a")
+
+    def inspect(self, cut):
+        """Reads the token and runtime config from a copy of the disk, as a boot would find
+        them (mounting replays ext4's journal); the original stays for the next boot."""
+        copy = self.work / "inspect.img"
+        mount_point = Path(tempfile.mkdtemp(prefix="powercut-"))
+        subprocess.run(["cp", "--sparse=always", str(self.image), str(copy)], check=True)
+        subprocess.run(["mount", "-o", "loop", str(copy), str(mount_point)], check=True)
+        try:
+            store = mount_point / "node"
+            token = store / ".allspark-token"
+            runtime = store / ".allspark-runtime.yaml"
+            cut.token_text = token.read_text() if token.exists() else ""
+            cut.runtime_text = runtime.read_text() if runtime.exists() else ""
+        finally:
+            subprocess.run(["umount", str(mount_point)], check=True)
+            mount_point.rmdir()
+            copy.unlink()
+
+    def run(self, cuts):
+        """Boots, cuts and checks `cuts` times, then boots once more to judge the last cut."""
+        done = []
+        for index in range(cuts + 1):
+            activity = ACTIVITIES[index % len(ACTIVITIES)] if index < cuts else "eviction"
+            boot = GuestBoot(self.image, activity, self.console)
+            try:
+                boot.wait_for("READY")
+                boot.wait_for("CHECKED")
+                if done:
+                    previous = done[-1]
+                    previous.restarted = True
+                    previous.listed = json.loads(boot.find("LISTED ")[0][len("LISTED "):])
+                    for line in boot.find("CHECK "):
+                        _, name, frames, decoded, errors = line.split()
+                        previous.checks.append({"file": name, "frames": int(frames), "decoded": int(decoded), "errors": int(errors)})
+                if index == cuts:
+                    break
+                delay = self.random.uniform(1.0, 6.0)
+                time.sleep(delay)
+                cut = Cut(index=index, activity=activity, delay_s=delay, cut_ms=boot.cut_power())
+                cut.tokens_seen = [line.split()[2] for line in boot.find("ROTATED ")]
+                cut.configs_seen = [line.split()[1] for line in boot.find("CONFIG ")]
+                self.inspect(cut)
+                done.append(cut)
+            finally:
+                if boot.process.poll() is None:
+                    boot.cut_power()
+        return done
+
+
+def summary(cuts):
+    lost = [cut.lost_ms for cut in cuts if cut.lost_ms is not None]
+    return {
+        "cuts": len(cuts),
+        "recovered": sum(cut.restarted for cut in cuts),
+        "undecodable_listed": sum(len(cut.undecodable()) for cut in cuts),
+        "torn_tokens": sum(cut.torn_token() is not None for cut in cuts),
+        "torn_runtime_configs": sum(cut.torn_runtime_config() is not None for cut in cuts),
+        "lost_ms_median": statistics.median(lost) if lost else None,
+        "lost_ms_max": max(lost) if lost else None,
+        "lost_ms": lost,
+        "by_activity": {activity: sum(cut.activity == activity for cut in cuts) for activity in ACTIVITIES},
+    }
