@@ -52,8 +52,15 @@ def tries(node):
 
 def full_disk(workdir, repeats, full_seconds):
     with tmpfs(workdir / "disk", 48) as disk:
+        # The store as a node left it (token, marker), its chunks gone: nothing to evict.
+        first = Node(disk / "store", log_dir=workdir)
+        first.wait_healthy()
+        first.stop()
+        for chunk in (disk / "store").glob("*_*.*"):
+            if chunk.name.startswith(("chunk_", "timestamps_")):
+                chunk.unlink()
         filler = fill(disk)
-        node = Node(disk / "store")
+        node = Node(disk / "store", log_dir=workdir)
         try:
             seconds_until(lambda: red(node, "disk full"), timeout=60)
             before, log_before = tries(node), node.log_path.read_text().count("\n")

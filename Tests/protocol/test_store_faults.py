@@ -32,8 +32,15 @@ def chunk_bytes(node, name):
 def test_a_disk_another_program_filled_is_waited_out_quietly(make_node, tmp_path):
     with tmpfs(tmp_path / "disk", 48) as disk:
         store = disk / "store"
+        # The store as a node left it (token, marker), its chunks gone: nothing to evict.
+        first = make_node(store=store, log_dir=tmp_path)
+        first.wait_healthy()
+        first.stop()
+        for name in os.listdir(store):
+            if name.startswith(("chunk_", "timestamps_")):
+                os.unlink(store / name)
         filler = fill(disk)
-        node = make_node(store=store)
+        node = make_node(store=store, log_dir=tmp_path)
         node.wait_until(lambda: red_with(node, "disk full"), timeout=30, what="health red: disk full")
         reason = next(problem for problem in problems(node) if "disk full" in problem)
         free, needed = map(int, DISK_FULL.search(reason).groups())
@@ -86,10 +93,12 @@ def test_chunks_on_an_unmounted_disk_stay_listed_and_come_back_with_it(make_node
             timeout=30, what="recording on the disk again")
         for name, body in kept.items():
             assert chunk_bytes(node, name) == body, f"{name} served as before"
-        # The chunk cut off by the unmount was finished from its part file once the disk was back.
-        node.wait_until(lambda: not [n for n in os.listdir(disk.directory) if n.endswith(".part")] or None,
-                        timeout=10, what="no part file left")
-        assert "recovered" in node.log_path.read_text()
+        # The chunk cut off by the unmount was finished from its part file once the disk was back
+        # (or removed, when its frames were all still in the muxer's memory): only the chunk
+        # being written has a part file now.
+        log = node.log_path.read_text()
+        assert "recovered" in log or "no intact frame in it" in log, log[-3000:]
+        assert len([name for name in os.listdir(disk.directory) if name.endswith(".part")]) <= 1
 
 
 def test_a_store_that_turns_read_only_and_back(make_node, tmp_path):
@@ -113,7 +122,7 @@ def test_a_store_that_turns_read_only_and_back(make_node, tmp_path):
         node.wait_until(
             lambda: node.json("/api/health")[0] == 200 and any(chunk["startMs"] > newest for chunk in node.chunks()),
             timeout=30, what="recording again once writable")
-        assert not [name for name in os.listdir(disk.directory) if name.endswith(".part")]
+        assert len([name for name in os.listdir(disk.directory) if name.endswith(".part")]) <= 1
 
 
 def test_a_disk_the_kernel_turns_read_only_after_an_error(make_node, tmp_path):

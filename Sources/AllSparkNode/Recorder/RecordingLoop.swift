@@ -298,8 +298,8 @@ final class RecordingLoop {
                 }
             } catch {
                 writer = nil
-                if store.availabilityProblem() != nil {
-                    // Gone or read-only: recovery would write elsewhere or fail; finished if the disk returns.
+                if store.availabilityProblem() != nil || (error as? LibavError)?.code == allspark_averror(EROFS) {
+                    // Gone or read-only: recovery would write elsewhere or fail; finished once the disk is writable.
                     current.abandon()
                 } else {
                     logger.error("writing chunk \(current.plan.stamp) failed: \(error); keeping what reached the disk")

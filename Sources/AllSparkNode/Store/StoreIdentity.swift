@@ -13,14 +13,15 @@ final class StoreIdentity: Sendable {
     let marker: String
     private let device = Atomic<UInt64>(0)
 
-    /// Reads the marker, writing a new one into a store that has none.
+    /// Reads the marker, writing a new one into a store that has none (on a full disk that
+    /// waits for `restoreMarker`: the device tells the store meanwhile).
     init(directory: URL) throws {
         path = directory.path
         if let existing = Self.readMarker(at: directory.appendingPathComponent(Self.markerFileName).path) {
             marker = existing
         } else {
             marker = UUID().uuidString
-            try writeMarker()
+            try? writeMarker()
         }
         var info = stat()
         guard stat(path, &info) == 0 else { throw DurableFile.Failure(operation: "reading", path: path, code: errno) }
