@@ -7,6 +7,8 @@
   new chunk listed; the resume is measured --repeats times (refilled in between).
 - Unmounted store (umount -l of the ext4 disk) and read-only store (a read-only bind mount
   over its path): seconds to health 503, and from the disk's return to health 200.
+- ext4 turned read-only by the kernel after an error: seconds to health 503, chunk tries
+  per minute after it (a failure no probe sees, so the backoff paces the tries).
 
     python3 bench/store-faults.py [--binary PATH] [--repeats N] [--full-seconds S]
 """
@@ -118,6 +120,25 @@ def store_outage(workdir, kind, repeats):
     return figures
 
 
+def kernel_read_only(workdir, seconds):
+    """ext4 errors=remount-ro after an error: statvfs and access(2) still say writable, writes fail."""
+    with loop_disk(workdir / "error.img", workdir / "error") as disk:
+        node = Node(disk.directory)
+        try:
+            node.wait_healthy()
+            node.wait_for_chunks(1)
+            with open(f"/sys/fs/ext4/{Path(disk.device).name}/trigger_fs_error", "w") as trigger:
+                trigger.write("store-faults bench\n")
+            to_red = seconds_until(lambda: red(node, "Read-only"))
+            before = tries(node)
+            time.sleep(seconds)
+            per_minute = (tries(node) - before) * 60 / seconds
+            print(f"ext4 error: red in {to_red:.2f} s, {per_minute:.1f} chunk tries/min over {seconds} s", flush=True)
+            return to_red, per_minute
+        finally:
+            node.stop()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=str(node_harness.NODE_BIN))
@@ -129,11 +150,13 @@ def main():
         workdir = Path(work)
         per_minute, resumes = full_disk(workdir, arguments.repeats, arguments.full_seconds)
         outages = {kind: store_outage(workdir, kind, arguments.repeats) for kind in ("unmounted", "read-only")}
+        error_red, error_tries = kernel_read_only(workdir, arguments.full_seconds)
     print("\nsummary")
     print(f"  full disk: {per_minute:.1f} chunk tries/min; back to health 200 after space returns: "
           f"max {max(g for g, _ in resumes):.2f} s; first new chunk listed: max {max(c for _, c in resumes):.2f} s")
     for kind, figures in outages.items():
         print(f"  {kind}: red within max {max(r for r, _ in figures):.2f} s; back within max {max(b for _, b in figures):.2f} s")
+    print(f"  ext4 error (kernel read-only): red in {error_red:.2f} s; {error_tries:.1f} chunk tries/min")
 
 
 if __name__ == "__main__":

@@ -179,8 +179,7 @@ final class RecordingLoop {
 
     /// Whether the frame goes to the encoder: not while the store cannot take chunks.
     private func storeAdmits(_ frame: MaskedFrame, atMs nowMs: Int64) -> Bool {
-        let settings = control.currentSettings
-        let chunkFrames = Int(Double(settings.chunkDurationMs) / 1000 * settings.fps)
+        let chunkFrames = control.currentSettings.framesPerChunk
         switch storeGate.decide(atMs: nowMs, chunkFrames: chunkFrames, width: frame.picture.width, height: frame.picture.height) {
         case .record:
             return true
@@ -195,29 +194,18 @@ final class RecordingLoop {
                 writer = nil
                 current.abandon()
             }
-            stopAwaitingChunks()
-            storeGate.failed(
-                atMs: nowMs, error: nil, startingChunk: false, chunkFrames: chunkFrames, width: frame.picture.width,
-                height: frame.picture.height)
+            storeRefused(nil, startingChunk: false)
             return false
         }
     }
 
-    /// The store refused a chunk (`error` nil: no room for its first frame) or failed under one.
-    private func storeRefused(_ error: Error?, startingChunk: Bool) {
-        stopAwaitingChunks()
-        let settings = control.currentSettings
-        storeGate.failed(
-            atMs: WallClock.monotonicMs(), error: error, startingChunk: startingChunk,
-            chunkFrames: Int(Double(settings.chunkDurationMs) / 1000 * settings.fps),
-            width: encoder?.width ?? 0, height: encoder?.height ?? 0)
-    }
-
-    /// Frames already in the encoder for chunks not started yet are dropped with their
+    /// The store refused a chunk (`error` nil: no room for its first frame) or failed under
+    /// one. Frames already in the encoder for chunks not started yet are dropped with their
     /// packets; a retry starts a chunk of its own.
-    private func stopAwaitingChunks() {
+    private func storeRefused(_ error: Error?, startingChunk: Bool) {
         awaitedChunks.removeAll(keepingCapacity: true)
         cutRequested = true
+        storeGate.failed(atMs: WallClock.monotonicMs(), error: error, startingChunk: startingChunk)
     }
 
     private func encode(_ frame: MaskedFrame) throws {
@@ -258,7 +246,7 @@ final class RecordingLoop {
             let plan = ChunkPlan(
                 startMs: originMs + pts, encoderPts: pts, format: settings.videoFormat,
                 durationMs: settings.chunkDurationMs,
-                expectedFrames: Int(Double(settings.chunkDurationMs) / 1000 * settings.fps))
+                expectedFrames: settings.framesPerChunk)
             awaitedChunks.append(plan)
             fillingChunk = plan
             cutRequested = false

@@ -28,6 +28,10 @@ final class StoreGate {
     private var nextCheckMs: Int64 = 0
     private var waitingSinceMs: Int64 = 0
     private var framesDroppedInWait = 0
+    /// What a chunk is judged by: its frames and their size, as of the latest frame.
+    private var chunkFrames = 0
+    private var frameWidth = 0
+    private var frameHeight = 0
     /// Whether the current wait is for space (true) or for the store itself (false).
     private var waitingForSpace: Bool?
     /// The store was unavailable during this wait: its index is checked against the directory before a try.
@@ -44,6 +48,9 @@ final class StoreGate {
 
     /// Called before each masked frame is encoded.
     func decide(atMs nowMs: Int64, chunkFrames: Int, width: Int, height: Int) -> Decision {
+        self.chunkFrames = chunkFrames
+        frameWidth = width
+        frameHeight = height
         switch policy.phase {
         case .trying:
             return .record
@@ -55,7 +62,7 @@ final class StoreGate {
             guard nowMs >= nextCheckMs else { return dropped() }
             nextCheckMs = nowMs + StoreRetryPolicy.probeIntervalMs
             let condition = store.condition()
-            let chunkBytes = estimate.bytes(frames: chunkFrames, width: width, height: height)
+            let chunkBytes = estimatedChunkBytes
             if let reason = Self.reason(condition, chunkBytes: chunkBytes) {
                 noteWaiting(reason: reason, forSpace: Self.isShortOfSpace(condition, chunkBytes: chunkBytes))
             }
@@ -72,9 +79,9 @@ final class StoreGate {
     /// A chunk could not start (`startingChunk`; `error` nil: the store had no room for its
     /// first frame), could not go on, or the store was lost under it. Frames are dropped
     /// from now on until a try.
-    func failed(atMs nowMs: Int64, error: Error?, startingChunk: Bool, chunkFrames: Int, width: Int, height: Int) {
+    func failed(atMs nowMs: Int64, error: Error?, startingChunk: Bool) {
         let condition = store.condition()
-        let chunkBytes = estimate.bytes(frames: chunkFrames, width: width, height: height)
+        let chunkBytes = estimatedChunkBytes
         let reason = Self.reason(condition, chunkBytes: chunkBytes)
             ?? error.map { "cannot write to the store: \($0)" }
             ?? "the store's cap (\(store.capBytes) bytes) has no room for a chunk's first frame"
@@ -109,6 +116,8 @@ final class StoreGate {
     }
 
     func chunkPublished(_ record: ChunkRecord) { estimate.add(record) }
+
+    private var estimatedChunkBytes: Int64 { estimate.bytes(frames: chunkFrames, width: frameWidth, height: frameHeight) }
 
     private func dropped() -> Decision {
         framesDroppedInWait += 1
