@@ -66,6 +66,7 @@ def test_a_disk_another_program_filled_is_waited_out_quietly(make_node, tmp_path
         first = node.chunks()[0]
         assert first["frames"] > 1 and len(chunk_bytes(node, first["file"])) == first["bytes"]
         assert metric(metrics(node), "allspark_store_writing") == 1
+        node.stop()
 
 
 def test_chunks_on_an_unmounted_disk_stay_listed_and_come_back_with_it(make_node, tmp_path):
@@ -81,6 +82,9 @@ def test_chunks_on_an_unmounted_disk_stay_listed_and_come_back_with_it(make_node
         assert set(kept) <= listed, "chunks written before stay listed"
         status, _, body = node.request(f"/api/chunks/{next(iter(kept))}")
         assert status == 503 and b"served again when the store is back" in body, body
+        start, end = before[0]["startTime"], before[-1]["endTime"]
+        status, _, body = node.request(f"/api/clip?start={start}&end={end}")
+        assert status == 503 and b"store vanished" in body, body
         time.sleep(3)  # frames keep arriving: none may land on the bare mount point (the root file system)
         assert os.listdir(disk.directory) == []
         assert node.process.poll() is None
@@ -99,6 +103,7 @@ def test_chunks_on_an_unmounted_disk_stay_listed_and_come_back_with_it(make_node
         log = node.log_path.read_text()
         assert "recovered" in log or "no intact frame in it" in log, log[-3000:]
         assert len([name for name in os.listdir(disk.directory) if name.endswith(".part")]) <= 1
+        node.stop()
 
 
 def test_a_store_that_turns_read_only_and_back(make_node, tmp_path):
@@ -123,6 +128,7 @@ def test_a_store_that_turns_read_only_and_back(make_node, tmp_path):
             lambda: node.json("/api/health")[0] == 200 and any(chunk["startMs"] > newest for chunk in node.chunks()),
             timeout=30, what="recording again once writable")
         assert len([name for name in os.listdir(disk.directory) if name.endswith(".part")]) <= 1
+        node.stop()
 
 
 def test_a_disk_the_kernel_turns_read_only_after_an_error(make_node, tmp_path):
@@ -141,3 +147,4 @@ def test_a_disk_the_kernel_turns_read_only_after_an_error(make_node, tmp_path):
         assert metric(metrics(node), "allspark_chunk_start_failures_total") - tries <= 2
         assert node.process.poll() is None
         assert chunk_bytes(node, before[0]["file"]), "chunks written before are still served"
+        node.stop()
