@@ -14,6 +14,7 @@ if [ "${1:-}" = "--test" ]; then
     packages+=(qemu-system-x86 linux-image-amd64 busybox-static v4l-utils curl)  # the camera suite's VM (vivid)
     packages+=(ceph-mon ceph-osd radosgw ceph-common)                            # the archive tests' S3 service (radosgw)
     packages+=(mmdebstrap systemd-container)                                     # the package suite's booted Debian 12 (systemd-nspawn)
+    packages+=(e2fsprogs mount)                                                   # the store-fault tests' disks (mkfs.ext4, losetup, mount)
 fi
 if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--package" ]; then
     packages+=(debhelper dpkg-dev fakeroot lintian help2man)                     # scripts/package.sh: the .deb

@@ -68,4 +68,51 @@ struct FullDiskTests {
             #expect(decoded.firstPacketIsKeyframe && decoded.decodedFrames == chunk.frameCount)
         }
     }
+
+    @Test("a disk full before recording starts: a few tries instead of a chunk every few frames, then recording once space returns")
+    func diskFullBeforeStart() async throws {
+        let input = try TestFiles.makeTestVideo(seconds: 4)
+        let disk = try mountSmallDisk(megabytes: 8)
+        defer { unmount(disk) }
+        let store = disk.appendingPathComponent("store")
+        var config = RecorderHarness.config(source: input.path, store: store, chunkMs: 1000, loop: true)
+        config.videoBufferMaxMB = 1000
+        let harness = try RecorderHarness(config: config, storeDirectory: store)
+        // Another program takes every free byte before the first frame.
+        let filler = disk.appendingPathComponent("filler.bin")
+        let fill = try TestFiles.run("/usr/bin/fallocate", ["-l", "\(DurableFile.availableBytes(at: disk.path) ?? 0)", filler.path])
+        try #require(fill.status == 0, "fallocate: \(fill.output)")
+        let fullSince = Mutex<Date?>(nil)
+        let whileFull = Mutex<RecorderStatus?>(nil)
+        try await harness.run(stopWhen: { harness in
+            let status = harness.recorder.status
+            guard let since = fullSince.withLock({ $0 }) else {
+                if status.storeWaiting { fullSince.withLock { $0 = Date() } }
+                return false
+            }
+            if whileFull.withLock({ $0 }) == nil {
+                // Wait while many frames arrive with nowhere to go (the old node tried a chunk every 4).
+                guard status.framesDroppedForStore >= 600, Date().timeIntervalSince(since) > 15 else { return false }
+                whileFull.withLock { $0 = status }
+                try? FileManager.default.removeItem(at: filler)
+                return false
+            }
+            return harness.savedChunks.count >= 3
+        }, timeoutSeconds: 300)
+        let full = try #require(whileFull.withLock { $0 }, "the recorder waited for space")
+        #expect(full.chunkStartFailures >= 1 && full.chunkStartFailures <= 10, "tries while full: \(full.chunkStartFailures)")
+        #expect(full.framesDroppedForStore >= 600 && full.storeFullEvents == 1)
+        let reason = try #require(full.storeError)
+        #expect(reason.hasPrefix("disk full: ") && reason.contains("bytes free, a chunk needs about"), "\(reason)")
+        #expect(!full.recording)
+        #expect(harness.savedChunks.count >= 3, "recording went on once space returned")
+        let after = harness.recorder.status
+        #expect(!after.storeWaiting && after.storeError == nil)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.path).filter { $0.hasSuffix(".part") }
+        #expect(leftovers.isEmpty || leftovers.count == 1, "no part file per try: \(leftovers)")
+        for chunk in harness.store.allChunks {
+            let decoded = try DecodedChunk.decode(store.appendingPathComponent(chunk.fileName).path)
+            #expect(decoded.firstPacketIsKeyframe && decoded.decodedFrames == chunk.frameCount)
+        }
+    }
 }

@@ -55,11 +55,11 @@ def free_port():
 class Node:
     """One node process recording the test pattern, serving on a free loopback port."""
 
-    def __init__(self, store, *extra, port=None, size="320x240", fps=15, chunk_ms=2000, scheme="http", env=None):
+    def __init__(self, store, *extra, port=None, size="320x240", fps=15, chunk_ms=2000, scheme="http", env=None, log_dir=None):
         self.store = Path(store)
         self.port = port or free_port()
         self.scheme = scheme
-        self.log_path = self.store.parent / f"node-{self.port}.log"
+        self.log_path = Path(log_dir or self.store.parent) / f"node-{self.port}.log"
         arguments = [
             str(NODE_BIN), "run", "--config", "/dev/null", "--source", "testsrc", "--size", size,
             "--fps", str(fps), "--chunk-ms", str(chunk_ms), "--privacy", "none",

@@ -197,7 +197,7 @@ def test_health_goes_red_within_5_s_when_the_store_disappears(make_node, tmp_pat
     node.wait_until(lambda: node.json("/api/health")[0] == 503, timeout=10, what="health 503")
     assert time.time() - failed_at <= 5.0
     _, health = node.json("/api/health")
-    assert any("writable" in problem for problem in health["problems"])
+    assert any("vanished" in problem for problem in health["problems"])
     assert node.process.poll() is None, "the node keeps running"
     store.mkdir()
     node.wait_until(lambda: node.json("/api/health")[0] == 200 and node.chunks(), timeout=15, what="recording again")

@@ -18,11 +18,25 @@ final class ChunkWriter {
     private var pendingFragmentPackets = 0
     private var fileBytes: Int64 = 0
 
+    /// Not even a chunk's header fits: no file was created.
+    struct NoRoom: Error, CustomStringConvertible {
+        var description: String { "no room for a new chunk" }
+    }
+
+    /// Room reserved before the part file is created: its header, with margin.
+    static let headerAllowanceBytes: Int64 = 64 << 10
+
     init(plan: ChunkPlan, store: ChunkStore, encoder: H264Encoder) throws {
         self.plan = plan
         self.store = store
+        guard store.reserveLiveChunk(reservedBytes: Self.headerAllowanceBytes, actualBytes: 0) else { throw NoRoom() }
         partPath = store.directory.appendingPathComponent(ChunkNaming.partFileName(stamp: plan.stamp, format: plan.format)).path
-        muxer = try FragmentedMuxer(path: partPath, format: plan.format, encoder: encoder.context!)
+        do {
+            muxer = try FragmentedMuxer(path: partPath, format: plan.format, encoder: encoder.context!)
+        } catch {
+            store.releaseLiveChunk()
+            throw error
+        }
         fileBytes = muxer.bytesWritten
         relativeTimesMs.reserveCapacity(plan.expectedFrames + plan.expectedFrames / 2)
     }
@@ -79,6 +93,13 @@ final class ChunkWriter {
             chunkTemporaryPath: partPath, in: store.directory)
         store.commit(record)
         return record
+    }
+
+    /// The store vanished or turned read-only: closes the file where it is, unfinished. If
+    /// the same disk comes back, `ChunkStore.reconcileAfterOutage` finishes it then.
+    func abandon() {
+        muxer.abandon()
+        store.releaseLiveChunk()
     }
 
     /// After a failed write or finish: salvages what reached the file, as start-up would.

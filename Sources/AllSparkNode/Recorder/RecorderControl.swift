@@ -63,7 +63,6 @@ final class RecorderControl: Sendable {
         status.withLock {
             $0.chunksWritten += 1
             $0.lastChunk = record
-            $0.storeError = nil
         }
         for observer in chunkObservers.withLock({ $0 }) { observer(record) }
     }

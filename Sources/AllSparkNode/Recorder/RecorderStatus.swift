@@ -8,8 +8,19 @@ public struct RecorderStatus: Sendable, Equatable {
     /// Size of the frames being encoded.
     public var frameWidth = 0
     public var frameHeight = 0
-    /// The last failure to create or write a chunk, cleared by the next chunk published.
+    /// Why the store takes no chunks (disk full, vanished, read-only, a write error); nil
+    /// while chunks are written.
     public var storeError: String?
+    /// Frames are being dropped until the store can take a chunk again.
+    public var storeWaiting = false
+    /// Waits that began because the disk had no room for a chunk.
+    public var storeFullEvents = 0
+    /// Waits that began because the store vanished, turned read-only or failed to write.
+    public var storeUnavailableEvents = 0
+    /// Chunks that could not start (the first try and each retry of a wait).
+    public var chunkStartFailures = 0
+    /// Frames dropped while waiting for the store (also counted in `framesDropped`).
+    public var framesDroppedForStore = 0
     public var lastFrameCaptureMs: Int64?
     public var lastFrameMonotonicMs: Int64?
     public var framesCaptured = 0

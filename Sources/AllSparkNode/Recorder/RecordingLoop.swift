@@ -32,11 +32,11 @@ final class RecordingLoop {
     private var awaitedChunks: [ChunkPlan] = []
     /// Set when the store could not take more of the current chunk: the next frame starts a new one.
     private var cutRequested = false
+    /// Whether the store can take chunks; which frames are dropped and when to retry when it cannot.
+    private let storeGate: StoreGate
     private var lastSnapshotMonotonicMs: Int64?
     /// Capture time of the newest frame sent to the encoder.
     private var lastEncodedCaptureMs: Int64?
-    /// Set after reporting that not even a chunk's first frame fits; cleared when a chunk is published.
-    private var storeFullReported = false
 
     static let maximumRetryDelayMs: Int64 = 30_000
 
@@ -49,6 +49,7 @@ final class RecordingLoop {
         self.makeMasker = makeMasker
         self.control = control
         self.logger = logger
+        storeGate = StoreGate(store: store, control: control, logger: logger)
         packet = av_packet_alloc()
         awaitedChunks.reserveCapacity(8)
     }
@@ -134,7 +135,7 @@ final class RecordingLoop {
     private func record(_ frame: CapturedFrame, droppedByCapture: Int, through masker: any LiveFrameMasking) {
         let nowMonotonicMs = WallClock.monotonicMs()
         control.updateStatus {
-            $0.recording = true
+            $0.recording = !storeGate.isWaiting
             $0.sourceError = nil
             $0.framesCaptured += 1
             $0.framesDropped = droppedByCapture
@@ -165,6 +166,7 @@ final class RecordingLoop {
             lastSnapshotMonotonicMs = nowMonotonicMs
             control.storeSnapshot(of: frame.picture, captureTimeMs: frame.captureTimeMs)
         }
+        guard storeAdmits(frame, atMs: nowMonotonicMs) else { return }
         do {
             try encode(frame)
             control.updateStatus { $0.framesEncoded += 1 }
@@ -173,6 +175,37 @@ final class RecordingLoop {
             logger.error("encoding failed: \(error); starting a new encoder session")
             endEncoderSession()
         }
+    }
+
+    /// Whether the frame goes to the encoder: not while the store cannot take chunks.
+    private func storeAdmits(_ frame: MaskedFrame, atMs nowMs: Int64) -> Bool {
+        let chunkFrames = control.currentSettings.framesPerChunk
+        switch storeGate.decide(atMs: nowMs, chunkFrames: chunkFrames, width: frame.picture.width, height: frame.picture.height) {
+        case .record:
+            return true
+        case .retry:
+            cutRequested = true
+            return true
+        case .drop:
+            return false
+        case .lost(let reason):
+            if let current = writer {
+                logger.error("\(reason): chunk \(current.plan.stamp) is left unfinished on it")
+                writer = nil
+                current.abandon()
+            }
+            storeRefused(nil, startingChunk: false)
+            return false
+        }
+    }
+
+    /// The store refused a chunk (`error` nil: no room for its first frame) or failed under
+    /// one. Frames already in the encoder for chunks not started yet are dropped with their
+    /// packets; a retry starts a chunk of its own.
+    private func storeRefused(_ error: Error?, startingChunk: Bool) {
+        awaitedChunks.removeAll(keepingCapacity: true)
+        cutRequested = true
+        storeGate.failed(atMs: WallClock.monotonicMs(), error: error, startingChunk: startingChunk)
     }
 
     private func encode(_ frame: MaskedFrame) throws {
@@ -213,7 +246,7 @@ final class RecordingLoop {
             let plan = ChunkPlan(
                 startMs: originMs + pts, encoderPts: pts, format: settings.videoFormat,
                 durationMs: settings.chunkDurationMs,
-                expectedFrames: Int(Double(settings.chunkDurationMs) / 1000 * settings.fps))
+                expectedFrames: settings.framesPerChunk)
             awaitedChunks.append(plan)
             fillingChunk = plan
             cutRequested = false
@@ -233,29 +266,34 @@ final class RecordingLoop {
                 control.footagePublished(before: next.startMs, record: finished)
                 do {
                     writer = try ChunkWriter(plan: next, store: store, encoder: encoder)
+                } catch is ChunkWriter.NoRoom {
+                    storeRefused(nil, startingChunk: true)
                 } catch {
-                    logger.error("cannot start chunk \(next.stamp): \(error); frames are dropped until the next chunk")
-                    control.updateStatus { $0.storeError = "cannot start chunk \(next.stamp): \(error)" }
-                    cutRequested = true
+                    storeRefused(error, startingChunk: true)
                 }
             }
             guard let current = writer else { continue }
             do {
-                if try !current.write(packet, originMs: originMs) {
-                    // With no room at all every frame tries a new chunk; say so once, not per frame.
-                    if current.frameCount > 0 || !storeFullReported {
-                        logger.warning("store cap or disk space reached inside chunk \(current.plan.stamp); ending it early")
-                        storeFullReported = current.frameCount == 0
-                    }
+                if try current.write(packet, originMs: originMs) {
+                    if current.frameCount == 1 { storeGate.chunkStarted(atMs: WallClock.monotonicMs()) }
+                } else if current.frameCount == 0 {
+                    finishChunk()
+                    storeRefused(nil, startingChunk: true)
+                } else {
+                    logger.warning("store cap or disk space reached inside chunk \(current.plan.stamp); ending it early")
                     finishChunk()
                     cutRequested = true
                 }
             } catch {
-                logger.error("writing chunk \(current.plan.stamp) failed: \(error); keeping what reached the disk")
-                control.updateStatus { $0.storeError = "writing chunk \(current.plan.stamp) failed: \(error)" }
                 writer = nil
-                if let record = current.salvage(logger: logger) { control.announce(record) }
-                cutRequested = true
+                if store.availabilityProblem() != nil || (error as? LibavError)?.code == allspark_averror(EROFS) {
+                    // Gone or read-only: recovery would write elsewhere or fail; finished once the disk is writable.
+                    current.abandon()
+                } else {
+                    logger.error("writing chunk \(current.plan.stamp) failed: \(error); keeping what reached the disk")
+                    if let record = current.salvage(logger: logger) { published(record) }
+                }
+                storeRefused(error, startingChunk: current.frameCount == 0)
             }
         }
     }
@@ -267,19 +305,23 @@ final class RecordingLoop {
         writer = nil
         do {
             if let record = try current.finish() {
-                storeFullReported = false
                 logger.info("chunk \(record.fileName): \(record.frameCount) frames, \(record.chunkBytes) bytes")
-                control.announce(record)
+                published(record)
                 return record
             }
         } catch {
             logger.error("finishing chunk \(current.plan.stamp) failed: \(error); keeping what reached the disk")
             if let record = current.salvage(logger: logger) {
-                control.announce(record)
+                published(record)
                 return record
             }
         }
         return nil
+    }
+
+    private func published(_ record: ChunkRecord) {
+        storeGate.chunkPublished(record)
+        control.announce(record)
     }
 
     /// Drains the encoder into the current chunk and finishes it.

@@ -11,4 +11,7 @@ public struct RecordingSettings: Sendable, Equatable {
         encoder = config.encoder
         fps = config.fps
     }
+
+    /// Frames in a chunk of full length.
+    var framesPerChunk: Int { Int(Double(chunkDurationMs) / 1000 * fps) }
 }

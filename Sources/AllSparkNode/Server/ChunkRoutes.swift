@@ -74,6 +74,12 @@ struct ChunkRoutes {
                 return try await archivedFile(name)
             }
             let path = services.store.directory.appendingPathComponent(name).path
+            if let problem = services.store.availabilityProblem(), access(path, R_OK) != 0 {
+                return JSONResponse.error("\(problem); \(name) stays listed and is served again when the store is back", status: .serviceUnavailable)
+            }
+            guard access(path, R_OK) == 0 else {
+                return JSONResponse.error("\(name) is listed but its file is gone from the store", status: .notFound)
+            }
             let size = Int(isTimestamps ? chunk.timestampsBytes : chunk.chunkBytes)
             return try await Self.serveFile(path: path, size: size, contentType: ProtocolMessage.mimeType(forFileName: name), request: request, context: context)
         }

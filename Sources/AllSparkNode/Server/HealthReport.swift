@@ -1,7 +1,7 @@
 import Foundation
 
 /// The node's health as `GET /api/health` reports it. Red (503) when capture has stalled
-/// or the store cannot be written; yellow (degraded, still 200) for problems that do not
+/// or the store cannot take chunks (full disk, vanished, read-only); yellow (degraded, still 200) for problems that do not
 /// stop recording.
 struct HealthReport {
     enum Level: String { case ok, degraded, error }
@@ -35,9 +35,9 @@ struct HealthReport {
         } else if frameAgeMs == nil && uptimeMs > 10_000 {
             errors.append("no frame since start" + (status.sourceError.map { ": \($0)" } ?? ""))
         }
-        let writable = access(services.store.directory.path, W_OK) == 0
-        if !writable { errors.append("store directory \(services.store.directory.path) is not writable") }
-        if let storeError = status.storeError { errors.append("store: \(storeError)") }
+        // The store checked here at once (vanished, read-only), else what the recorder met (a full disk, a write error).
+        let storeProblem = services.store.availabilityProblem()
+        if let problem = storeProblem ?? status.storeError { errors.append(problem) }
         if let problem = Self.clockBehindProblem(newestRecordingMs: usage.newestMs, nowMs: WallClock.nowMs(), config: services.live.config) {
             warnings.append(problem)
         }
@@ -67,7 +67,8 @@ struct HealthReport {
                 "usedBytes": .number(Double(usage.usedBytes)),
                 "capBytes": .number(Double(usage.capBytes)),
                 "chunks": .number(Double(usage.chunkCount)),
-                "writable": .bool(writable),
+                "writable": .bool(storeProblem == nil),
+                "waiting": .bool(status.storeWaiting),
             ]),
             "uplink": .string(uplink.phase.rawValue),
             "archive": .string(archive?.phase.rawValue ?? "off"),

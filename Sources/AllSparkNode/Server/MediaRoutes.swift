@@ -82,6 +82,9 @@ struct MediaRoutes {
             clip = try ClipFile(takingPath: path)
         } catch {
             unlink(path)
+            if let problem = services.store.availabilityProblem() {
+                return JSONResponse.error("\(problem); the clip can be made again when the store is back", status: .serviceUnavailable)
+            }
             return JSONResponse.error("could not make the clip: \(error)", status: .internalServerError)
         }
         var headers = HTTPFields()

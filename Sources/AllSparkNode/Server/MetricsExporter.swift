@@ -28,6 +28,10 @@ final class MetricsExporter: Sendable {
             metric("chunks_cut_early", unit: "total", help: "Chunks ended early so that a request could have their footage at once"),
             metric("chunks_evicted", unit: "total", help: "Chunks deleted to keep the store under its cap"),
             metric("pinned_chunks_evicted", unit: "total", help: "Chunks deleted under the cap while an upload still needed them"),
+            metric("store_full", unit: "total", help: "Times recording paused because the disk had no room for a chunk"),
+            metric("store_unavailable", unit: "total", help: "Times recording paused because the store vanished, turned read-only or failed to write"),
+            metric("chunk_start_failures", unit: "total", help: "Chunks that could not start (a full or unavailable store; retries included)"),
+            metric("frames_dropped_store", unit: "total", help: "Frames dropped while the store could take no chunk (also in frames_dropped)"),
             metric("upload_bytes", unit: "total", help: "Bytes of files uploaded over WebSocket"),
             metric("upload_files", unit: "total", help: "Files uploaded over WebSocket"),
             metric("archive_chunks", unit: "total", help: "Chunks copied to the archive bucket"),
@@ -41,6 +45,7 @@ final class MetricsExporter: Sendable {
             metric("store", unit: "bytes", help: "Bytes the store holds, the chunk being written included"),
             metric("store_cap", unit: "bytes", help: "The store's cap in bytes"),
             metric("store_chunks", unit: "", help: "Chunks in the store"),
+            metric("store_writing", unit: "", help: "1 while the store takes chunks, 0 while frames are dropped for a full or unavailable store"),
             metric("websocket_peers", unit: "", help: "WebSocket peers connected to the node"),
             metric("recording", unit: "", help: "1 while frames are being recorded"),
             metric("uplink_connected", unit: "", help: "1 while connected to an edge server"),
@@ -100,6 +105,10 @@ final class MetricsExporter: Sendable {
             "allspark_chunks_cut_early_total": Int64(recorder.chunksCutEarly),
             "allspark_chunks_evicted_total": Int64(usage.chunksEvicted),
             "allspark_pinned_chunks_evicted_total": Int64(usage.pinnedChunksEvicted),
+            "allspark_store_full_total": Int64(recorder.storeFullEvents),
+            "allspark_store_unavailable_total": Int64(recorder.storeUnavailableEvents),
+            "allspark_chunk_start_failures_total": Int64(recorder.chunkStartFailures),
+            "allspark_frames_dropped_store_total": Int64(recorder.framesDroppedForStore),
             "allspark_upload_bytes_total": services.uploads.bytesUploaded,
             "allspark_upload_files_total": Int64(services.uploads.filesUploaded),
         ]
@@ -115,6 +124,7 @@ final class MetricsExporter: Sendable {
         gauges["allspark_store_bytes"]?.set(to: Double(usage.usedBytes))
         gauges["allspark_store_cap_bytes"]?.set(to: Double(usage.capBytes))
         gauges["allspark_store_chunks"]?.set(to: Double(usage.chunkCount))
+        gauges["allspark_store_writing"]?.set(to: recorder.storeWaiting ? 0 : 1)
         gauges["allspark_websocket_peers"]?.set(to: Double(services.peers.connected.count))
         gauges["allspark_recording"]?.set(to: recorder.recording ? 1 : 0)
         gauges["allspark_uplink_connected"]?.set(to: services.uplinkState.current.phase == .connected ? 1 : 0)

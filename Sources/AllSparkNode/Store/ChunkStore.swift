@@ -14,6 +14,8 @@ public final class ChunkStore: Sendable {
     private let logger: Logger
     private let state: Mutex<State>
     private let lock: StoreLock
+    /// Which directory is the store, so nothing is written where an unmounted disk was.
+    private let identity: StoreIdentity
     /// Told of every chunk evicted, under the store's lock: they must not call back into the store.
     private let evictionObservers = Mutex<[@Sendable (ChunkRecord) -> Void]>([])
     /// Free space kept on the file system whatever the cap, so a full disk is met by
@@ -40,6 +42,7 @@ public final class ChunkStore: Sendable {
         self.logger = logger
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         lock = try StoreLock(directory: directory)
+        identity = try StoreIdentity(directory: directory)
         let chunks = ChunkIndexBuilder(directory: directory, logger: logger).rebuild()
         state = Mutex(State(chunks: chunks, capBytes: capBytes))
         state.withLock { state in
@@ -77,6 +80,49 @@ public final class ChunkStore: Sendable {
             state.liveReservedBytes = reservedBytes
             return true
         }
+    }
+
+    /// Nil while chunks can be written here; else why not (vanished, another file system at
+    /// the path, read-only). One stat and one access(2): cheap enough to ask twice a second.
+    public func availabilityProblem() -> String? {
+        if let problem = identity.problem() { return problem }
+        guard access(identity.path, W_OK) == 0 else {
+            return "store \(identity.path) is not writable: \(String(cString: strerror(errno)))"
+        }
+        return nil
+    }
+
+    /// What a new chunk could have now; see `StoreCondition`.
+    func condition() -> StoreCondition {
+        if let problem = availabilityProblem() { return .unavailable(problem) }
+        let free = DurableFile.availableBytes(at: identity.path) ?? 0
+        let evictable = state.withLock { $0.committedBytes }
+        return .writable(roomBytes: max(0, free - Self.freeSpaceFloorBytes) + evictable, freeBytes: free)
+    }
+
+    /// After the store was unavailable and is writable again (the same disk back, or its
+    /// directory made again): forgets chunks whose files are gone, and finishes the part
+    /// files that could not be finished then, as start-up would. Returns the chunks
+    /// recovered. Only while no chunk is being written.
+    func reconcileAfterOutage() -> [ChunkRecord] {
+        guard availabilityProblem() == nil else { return [] }
+        identity.restoreMarker()
+        let lost = state.withLock { state in
+            let gone = state.chunks.filter { access(directory.appendingPathComponent($0.fileName).path, F_OK) != 0 }
+            state.chunks.removeAll { record in gone.contains { $0.stamp == record.stamp } }
+            return gone
+        }
+        for record in lost { logger.warning("\(record.fileName) is no longer in the store; removed from the index") }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: identity.path)) ?? []
+        var recovered: [ChunkRecord] = []
+        for name in names {
+            guard case .part(let stamp, let format) = ChunkNaming.classify(name),
+                let record = ChunkRecovery.recoverPart(stamp: stamp, format: format, in: directory, logger: logger)
+            else { continue }
+            commit(record)
+            recovered.append(record)
+        }
+        return recovered
     }
 
     /// Adds a finished chunk; the live reservation ends with it.
@@ -158,7 +204,8 @@ public final class ChunkStore: Sendable {
     /// Evicts the oldest chunk no upload is reading; if every chunk is being uploaded, the
     /// cap wins and the oldest pinned chunk goes (its upload reports it).
     private func evictOldest(_ state: inout State, reason: String) -> ChunkRecord? {
-        guard !state.chunks.isEmpty else { return nil }
+        // A vanished store keeps its index: its chunks are listed, and served when it returns.
+        guard !state.chunks.isEmpty, identity.problem() == nil else { return nil }
         let index = state.chunks.firstIndex { state.pins[$0.stamp] == nil } ?? 0
         let oldest = state.chunks.remove(at: index)
         unlink(directory.appendingPathComponent(oldest.fileName).path)
