@@ -4,26 +4,32 @@
 # reports what survived the last cut as the node lists it after its own recovery, then
 # keeps writing what the cut should catch: chunks and evictions always, and token
 # rotations or runtime-config writes in a tight loop. Everything reaches the host as lines
-# on the console. Usage: guest.sh NODE_BINARY ACTIVITY (eviction, token or config)
+# appended to EVENTS, a file in a folder shared with the host (the console reaches the host
+# only when the guest ends, and a cut guest never ends).
+# Usage: guest.sh EVENTS NODE_BINARY ACTIVITY (eviction, token or config)
 set -u
-NODE=$1
-ACTIVITY=$2
+EVENTS=$1
+NODE=$2
+ACTIVITY=$3
 API=http://127.0.0.1:8090
 STORE=/tmp/store/node
 export ALLSPARK_SERVER_ANNOUNCE=false ALLSPARK_CLOCK_SYNC_REQUIRED=false
 now() { date +%s%3N; }
+say() { echo "$*" >> "$EVENTS"; }
 
 mkdir -p /tmp/store
-mount -t ext4 /dev/vda /tmp/store || { echo "FAILED mount"; exit 1; }
+mount -t ext4 /dev/vda /tmp/store || { say "FAILED mount"; exit 1; }
 mkdir -p "$STORE"
 BOOT_MS=$(now)
-echo "BOOT $BOOT_MS"
-# A 1 MiB cap over 2 s chunks: the oldest chunk is evicted every couple of seconds.
+say "BOOT $BOOT_MS"
+# A roomy cap while what the last cut left is checked; 0.25 MiB over 2 s chunks (about
+# 40 KiB each) after that, so that the oldest chunk is evicted every couple of seconds
+# when the power goes, and the next boot has few chunks to check.
 "$NODE" run --config /dev/null --store "$STORE" --source testsrc --size 320x180 --fps 10 --chunk-ms 2000 \
-    --cap-mb 1 --privacy none --port 8090 > /tmp/node.log 2>&1 &
+    --cap-mb 64 --privacy none --port 8090 > /tmp/node.log 2>&1 &
 for _ in $(seq 600); do curl -s -o /dev/null "$API/api/health" && break; sleep 0.2; done
-curl -s -o /dev/null "$API/api/health" || { echo "FAILED node did not start"; tail -20 /tmp/node.log; exit 1; }
-echo "READY $(now)"
+curl -s -o /dev/null "$API/api/health" || { say "FAILED node did not start: $(tail -5 /tmp/node.log)"; exit 1; }
+say "READY $(now)"
 
 # What the last cut left, once the node has recovered it: the chunks that began before this boot.
 "$NODE" chunks --json --store "$STORE" | python3 -c '
@@ -33,31 +39,33 @@ print("LISTED " + json.dumps(before, separators=(",", ":")))
 for chunk in before:
     print("FILE " + chunk["file"] + " " + str(chunk["frames"]))
 ' "$BOOT_MS" > /tmp/listed.txt
-grep '^LISTED ' /tmp/listed.txt
+grep '^LISTED ' /tmp/listed.txt >> "$EVENTS"
 # Each listed chunk must decode to its last frame (one still evicted meanwhile is GONE, not broken).
 grep '^FILE ' /tmp/listed.txt | while read -r _ file frames; do
-    decoded=$(ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=nb_read_frames -of csv=p=0 "$STORE/$file" 2>/dev/null)
-    errors=$(ffmpeg -v error -i "$STORE/$file" -f null - 2>&1 | wc -l)
-    if [ -e "$STORE/$file" ]; then echo "CHECK $file $frames ${decoded:-0} $errors"; else echo "GONE $file"; fi
+    decoded=$(ffmpeg -nostdin -v error -i "$STORE/$file" -map 0:v:0 -f framecrc - 2>/tmp/decode-errors | grep -vc '^#')
+    if [ -e "$STORE/$file" ]; then say "CHECK $file $frames $decoded $(wc -l < /tmp/decode-errors)"; else say "GONE $file"; fi
 done
-echo "CHECKED $(now)"
+say "CHECKED $(now)"
 
 TOKEN=$(cat "$STORE/.allspark-token")
+curl -s -o /dev/null -X PUT -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+    -d '{"videoBufferMaxMB": 0.25}' "$API/api/config" || say "FAILED the cap could not be set"
+
 case $ACTIVITY in
     token)
         n=0
         while true; do
-            token=$("$NODE" token --rotate --store "$STORE") && n=$((n + 1)) && echo "ROTATED $n $token"
+            token=$("$NODE" token --rotate --store "$STORE") && n=$((n + 1)) && say "ROTATED $n $token"
         done ;;
     config)
         while true; do
-            for megabytes in 1 1.5; do
+            for megabytes in 0.25 0.5; do
                 curl -s -o /dev/null -w '%{http_code}' -X PUT -H "Authorization: Bearer $TOKEN" \
                     -H 'Content-Type: application/json' -d "{\"videoBufferMaxMB\": $megabytes}" "$API/api/config" \
-                    | grep -q 200 && echo "CONFIG $megabytes"
+                    | grep -q 200 && say "CONFIG $megabytes"
                 TOKEN=$(cat "$STORE/.allspark-token")
             done
         done ;;
     *)
-        while true; do echo "ALIVE $(now)"; sleep 1; done ;;
+        while true; do say "ALIVE $(now)"; sleep 1; done ;;
 esac

@@ -89,7 +89,7 @@ class Cut:
             return f"runtime config is torn: {self.runtime_text!r}"
         values = dict(line.split(": ", 1) for line in lines[1:])
         cap = values.get("videoBufferMaxMB")
-        if cap is None or float(cap) not in (1.0, 1.5):
+        if cap is None or float(cap) not in (0.25, 0.5):
             return f"runtime config holds an unexpected cap: {self.runtime_text!r}"
         return None
 
@@ -99,30 +99,42 @@ class Cut:
 
 
 class GuestBoot:
-    """One boot of the guest; its console lines arrive with the host's time."""
+    """One boot of the guest; its event lines (a file in a folder shared with the guest) are
+    read as they are written."""
 
-    def __init__(self, image, activity, log):
+    def __init__(self, image, activity, folder):
         kernel = sorted(glob.glob("/boot/vmlinuz-*"))[-1]
+        folder.mkdir(parents=True, exist_ok=True)
+        self.events = folder / "events.txt"
+        self.events.touch()
         command = [
             str(VNG_DIR / "vng"), "--run", kernel, "--disable-kvm", "--disable-microvm", "--memory", "1G", "--cpus", "2",
-            "--disk", str(image), "--exec", f"bash {REPO}/Tests/powercut/guest.sh {NODE_BIN} {activity}",
+            "--disk", str(image), "--rwdir", str(folder),
+            "--exec", f"bash {REPO}/Tests/powercut/guest.sh {self.events} {NODE_BIN} {activity}",
         ]
         environment = {**os.environ, "PATH": f"{VNG_DIR}:{os.environ['PATH']}"}
         self.lines = []
         self.lock = threading.Lock()
-        self.log = log
+        self.console = open(folder / "console.txt", "wb")
         self.process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            command, stdin=subprocess.DEVNULL, stdout=self.console, stderr=subprocess.STDOUT,
             env=environment, cwd=REPO, start_new_session=True)
+        self.reading = True
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
     def _read(self):
-        for raw in self.process.stdout:
-            line = raw.decode(errors="replace").rstrip("\r\n")
-            self.log.write(line + "\n")
-            with self.lock:
-                self.lines.append(line)
+        with open(self.events, "rb") as events:
+            pending = b""
+            while self.reading:
+                chunk = events.read()
+                if not chunk:
+                    time.sleep(0.05)
+                    continue
+                pending += chunk
+                *complete, pending = pending.split(b"\n")
+                with self.lock:
+                    self.lines.extend(line.decode(errors="replace") for line in complete)
 
     def find(self, prefix):
         with self.lock:
@@ -145,6 +157,10 @@ class GuestBoot:
         moment = now_ms()
         os.killpg(self.process.pid, signal.SIGKILL)
         self.process.wait()
+        self.console.close()
+        # Lines the guest wrote before the cut are in the shared file: read them all.
+        time.sleep(0.3)
+        self.reading = False
         self.reader.join(timeout=10)
         return moment
 
@@ -156,7 +172,6 @@ class PowerCutRig:
         self.image = self.work / "store.img"
         subprocess.run(["truncate", "-s", "512M", str(self.image)], check=True)
         subprocess.run(["mkfs.ext4", "-q", "-F", str(self.image)], check=True)
-        self.console = open(self.work / "console.txt", "a")
 
     def inspect(self, cut):
         """Reads the token and runtime config from a copy of the disk, as a boot would find
@@ -181,7 +196,7 @@ class PowerCutRig:
         done = []
         for index in range(cuts + 1):
             activity = ACTIVITIES[index % len(ACTIVITIES)] if index < cuts else "eviction"
-            boot = GuestBoot(self.image, activity, self.console)
+            boot = GuestBoot(self.image, activity, self.work / f"boot-{index}")
             try:
                 boot.wait_for("READY")
                 boot.wait_for("CHECKED")
@@ -194,7 +209,12 @@ class PowerCutRig:
                         previous.checks.append({"file": name, "frames": int(frames), "decoded": int(decoded), "errors": int(errors)})
                 if index == cuts:
                     break
-                delay = self.random.uniform(1.0, 6.0)
+                # Under emulation a token rotation (a process start) takes seconds: the cut
+                # comes once the activity is under way, at a random moment of it.
+                marker = {"token": "ROTATED", "config": "CONFIG"}.get(activity)
+                if marker:
+                    boot.wait_for(marker)
+                delay = self.random.uniform(0.5, 5.0)
                 time.sleep(delay)
                 cut = Cut(index=index, activity=activity, delay_s=delay, cut_ms=boot.cut_power())
                 cut.tokens_seen = [line.split()[2] for line in boot.find("ROTATED ")]

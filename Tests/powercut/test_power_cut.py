@@ -20,7 +20,7 @@ def cuts(tmp_path_factory):
         pytest.skip(f"the power-cut VM cannot start here: {reason}")
     work = tmp_path_factory.mktemp("power-cut")
     found = PowerCutRig(work, SEED).run(CUTS)
-    print(f"\npower cuts (seed {SEED}): {summary(found)}; console in {work}", file=sys.stderr)
+    print(f"\npower cuts (seed {SEED}): {summary(found)}; guest events and consoles in {work}", file=sys.stderr)
     return found
 
 

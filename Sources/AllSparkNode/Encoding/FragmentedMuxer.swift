@@ -2,8 +2,9 @@ import CFFmpeg
 import Foundation
 
 /// Writes one H.264 stream to a fragmented MP4 or MOV file. Each keyframe starts a new
-/// fragment and every packet is flushed to the file at once, so a killed process leaves a
-/// file that is readable up to its last complete fragment. (`Layout.progressive` writes a
+/// fragment, and so does every `maximumFragmentMicroseconds` between keyframes; every
+/// packet is flushed to the file at once, so a killed process leaves a file that is
+/// readable up to its last complete fragment. (`Layout.progressive` writes a
 /// plain file with its index first instead, for downloads that are written in one go.)
 final class FragmentedMuxer {
     enum Layout {
@@ -17,6 +18,10 @@ final class FragmentedMuxer {
             }
         }
     }
+
+    /// A fragment is synced to disk when the next one begins (`ChunkWriter`), so a power cut
+    /// loses about this much of the chunk being written, however long the keyframe interval.
+    static let maximumFragmentMicroseconds = 250_000
 
     let path: String
     private var context: UnsafeMutablePointer<AVFormatContext>?
@@ -51,6 +56,9 @@ final class FragmentedMuxer {
             var options: OpaquePointer?
             defer { av_dict_free(&options) }
             av_dict_set(&options, "movflags", layout.movflags, 0)
+            if layout == .fragmented {
+                av_dict_set(&options, "frag_duration", String(Self.maximumFragmentMicroseconds), 0)
+            }
             try checkLibav(avformat_write_header(context, &options), "writing the header of \(path)")
             streamTimeBase = stream.pointee.time_base
         } catch {
