@@ -117,9 +117,11 @@ allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const c
     g_free(service);
 
     GstRTSPMediaFactory *factory = gst_rtsp_media_factory_new();
-    /* config-interval=-1: SPS/PPS go with every IDR, so a client can start at any keyframe. */
+    /* The caller puts SPS/PPS in front of every keyframe, so a client can start at any of
+     * them; the payloader must not add its own: it would put them before every slice of a
+     * multi-slice IDR, and a depacketiser then splits that frame in two. */
     gst_rtsp_media_factory_set_launch(
-        factory, "( appsrc name=src ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=-1 )");
+        factory, "( appsrc name=src ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=0 )");
     gst_rtsp_media_factory_set_shared(factory, FALSE);
     g_signal_connect(factory, "media-configure", G_CALLBACK(media_configure), server);
 

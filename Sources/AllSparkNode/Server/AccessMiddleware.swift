@@ -2,14 +2,17 @@ import Hummingbird
 import NIOCore
 
 /// The request context of the HTTP API: the basic one plus the peer's address, which
-/// failed attempts are counted by.
+/// failed attempts are counted by, and its channel.
 struct NodeRequestContext: RequestContext, RemoteAddressRequestContext {
     var coreContext: CoreRequestContextStorage
     let remoteAddress: SocketAddress?
+    /// The connection, for the live stream's per-viewer socket limits.
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 }
 

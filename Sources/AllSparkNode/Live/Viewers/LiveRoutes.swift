@@ -9,11 +9,13 @@ import NIOCore
 /// `seg-<msn>.mp4`.
 struct LiveRoutes {
     let live: LiveVideo
+    /// RFC 3986's unreserved characters: everything else in a token is percent-encoded.
+    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
     /// How long a blocking playlist reload or a preload-hinted part may wait.
     var blockingLimit: Duration { .seconds(3 * live.playlist.targetDurationSeconds) }
 
     func register(on router: Router<NodeRequestContext>) {
-        router.get("/live/stream.mp4") { _, _ in try await stream() }
+        router.get("/live/stream.mp4") { _, context in try await stream(on: context.channel) }
         router.get("/live/:file") { request, context in
             let file = context.parameters.get("file") ?? ""
             let address = AccessPolicy.clientAddress(context.remoteAddress)
@@ -27,11 +29,15 @@ struct LiveRoutes {
         }
     }
 
-    private func stream() async throws -> Response {
+    private func stream(on channel: any Channel) async throws -> Response {
         guard let session = live.feed.session else {
             return JSONResponse.error("no live video yet: the recorder has not encoded a frame", status: .serviceUnavailable)
         }
-        let viewer = LiveStreamViewer(feed: live.feed, counters: live.counters.of(.mse), maximumLagMs: live.maximumLagMs)
+        // The kernel would otherwise queue up to 4 MiB (tcp_wmem) for a stalled viewer: seconds
+        // of stale video, and a viewer that never learns it fell behind.
+        try await channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: LiveStreamViewer.socketBufferBytes).get()
+        let viewer = LiveStreamViewer(
+            feed: live.feed, counters: live.counters.of(.mse), maximumLagMs: live.maximumLagMs, channel: channel)
         guard let first = await viewer.join(timeout: .seconds(10)) else {
             return JSONResponse.error("no keyframe within 10 s: the recorder is not encoding", status: .serviceUnavailable)
         }
@@ -53,7 +59,7 @@ struct LiveRoutes {
     private func hls(file: String, request: Request) async throws -> Response {
         let playlist = live.playlist
         let token = request.uri.queryParameters.get("token")
-        let query = token.map { "?token=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") } ?? ""
+        let query = token.map { "?token=" + ($0.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? "") } ?? ""
         if file == "index.m3u8" {
             if let position = try blockingPosition(request) {
                 switch playlist.availability(of: position) {
