@@ -21,6 +21,9 @@ struct allspark_rtsp_server {
     GMainLoop *loop;
     GThread *thread;
     GstRTSPServer *server;
+    GstRTSPAuth *auth; /* NULL: open */
+    gchar *user;
+    gchar *basic;      /* the Basic credentials accepted now */
     GMutex lock; /* guards feeds and counters */
     GPtrArray *feeds;
     size_t queue_bytes;
@@ -92,6 +95,30 @@ static gboolean cleanup_sessions(gpointer user_data) {
     return G_SOURCE_CONTINUE;
 }
 
+static void accept_password(allspark_rtsp_server *server, const char *password) {
+    GstRTSPToken *token = gst_rtsp_token_new(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", NULL);
+    server->basic = gst_rtsp_auth_make_basic(server->user, password);
+    gst_rtsp_auth_add_basic(server->auth, server->basic, token);
+    gst_rtsp_auth_add_digest(server->auth, server->user, password, token);
+    gst_rtsp_token_unref(token);
+}
+
+static GstRTSPFilterResult close_client(GstRTSPServer *server, GstRTSPClient *client, gpointer user_data) {
+    (void)server;
+    (void)client;
+    (void)user_data;
+    return GST_RTSP_FILTER_REMOVE;
+}
+
+void allspark_rtsp_set_password(allspark_rtsp_server *server, const char *password) {
+    if (!server->auth) return;
+    gst_rtsp_auth_remove_basic(server->auth, server->basic);
+    g_free(server->basic);
+    gst_rtsp_auth_remove_digest(server->auth, server->user);
+    accept_password(server, password);
+    gst_rtsp_server_client_filter(server->server, close_client, NULL);
+}
+
 static gpointer run_loop(gpointer user_data) {
     allspark_rtsp_server *server = user_data;
     g_main_context_push_thread_default(server->context);
@@ -126,16 +153,11 @@ allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const c
     g_signal_connect(factory, "media-configure", G_CALLBACK(media_configure), server);
 
     if (password) {
-        GstRTSPAuth *auth = gst_rtsp_auth_new();
-        gst_rtsp_auth_set_supported_methods(auth, GST_RTSP_AUTH_BASIC | GST_RTSP_AUTH_DIGEST);
-        GstRTSPToken *token = gst_rtsp_token_new(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", NULL);
-        gchar *basic = gst_rtsp_auth_make_basic(user, password);
-        gst_rtsp_auth_add_basic(auth, basic, token);
-        g_free(basic);
-        gst_rtsp_auth_add_digest(auth, user, password, token);
-        gst_rtsp_token_unref(token);
-        gst_rtsp_server_set_auth(server->server, auth);
-        g_object_unref(auth);
+        server->auth = gst_rtsp_auth_new();
+        server->user = g_strdup(user);
+        gst_rtsp_auth_set_supported_methods(server->auth, GST_RTSP_AUTH_BASIC | GST_RTSP_AUTH_DIGEST);
+        accept_password(server, password);
+        gst_rtsp_server_set_auth(server->server, server->auth);
         gst_rtsp_media_factory_add_role(factory, "viewer", GST_RTSP_PERM_MEDIA_FACTORY_ACCESS, G_TYPE_BOOLEAN, TRUE,
                                         GST_RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, G_TYPE_BOOLEAN, TRUE, NULL);
     }
@@ -190,13 +212,6 @@ void allspark_rtsp_read_counters(allspark_rtsp_server *server, allspark_rtsp_cou
     g_mutex_unlock(&server->lock);
 }
 
-static GstRTSPFilterResult close_client(GstRTSPServer *server, GstRTSPClient *client, gpointer user_data) {
-    (void)server;
-    (void)client;
-    (void)user_data;
-    return GST_RTSP_FILTER_REMOVE;
-}
-
 void allspark_rtsp_stop(allspark_rtsp_server *server) {
     if (!server) return;
     if (server->server) gst_rtsp_server_client_filter(server->server, close_client, NULL);
@@ -205,6 +220,9 @@ void allspark_rtsp_stop(allspark_rtsp_server *server) {
         g_thread_join(server->thread);
     }
     if (server->server) g_object_unref(server->server);
+    if (server->auth) g_object_unref(server->auth);
+    g_free(server->user);
+    g_free(server->basic);
     g_main_loop_unref(server->loop);
     g_main_context_unref(server->context);
     g_mutex_lock(&server->lock);

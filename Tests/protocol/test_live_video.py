@@ -8,7 +8,7 @@ import time
 import urllib.parse
 
 import pytest
-from node_harness import Node, free_port
+from node_harness import NODE_BIN, Node, free_port
 
 TOKEN = "live-s3cret"
 
@@ -208,3 +208,24 @@ def test_a_stalled_viewer_does_not_hold_back_the_recording(live_node):
         assert live_node.json("/api/status", headers=bearer())[1]["live"]["viewers"]["mse"]["skips"] > before["live"]["viewers"]["mse"]["skips"]
     finally:
         stalled.close()
+
+
+def test_a_rotated_token_is_the_new_rtsp_password(make_node):
+    rtsp_port = free_port()
+    node = make_node(env={"ALLSPARK_SERVER_AUTH": "token", "ALLSPARK_SERVER_RTSP_PORT": str(rtsp_port)})
+    node.rtsp_port = rtsp_port
+    node.wait_healthy()
+
+    def token(*extra):
+        result = run([str(NODE_BIN), "token", "--config", "/dev/null", "--store", str(node.store), *extra])
+        assert result.returncode == 0, result.stderr
+        return result.stdout.strip()
+
+    old = token()
+    node.wait_until(lambda: ffprobe_stream(rtsp_url(node, password=old), "-rtsp_transport", "tcp").returncode == 0,
+                    what="RTSP playing with the token")
+    new = token("--rotate")
+    node.wait_until(lambda: "401" in ffprobe_stream(rtsp_url(node, password=old), "-rtsp_transport", "tcp").stderr,
+                    what="the old token refused over RTSP")
+    probed = ffprobe_stream(rtsp_url(node, password=new), "-rtsp_transport", "tcp")
+    assert probed.returncode == 0, probed.stderr

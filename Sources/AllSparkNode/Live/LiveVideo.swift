@@ -36,6 +36,12 @@ public final class LiveVideo: Service, Sendable {
 
     var tap: any LivePacketTap { ring }
 
+    /// The access token was rotated: RTSP takes the new one as its password.
+    func tokenRotated(to token: String?) {
+        guard let token, rtspPassword != nil, let server = rtsp.withLock({ $0 }) else { return }
+        server.setPassword(token)
+    }
+
     func totals(_ kind: LiveCounters.Kind) -> LiveCounters.Totals {
         if kind == .hls { counters.of(.hls).viewers.store(hlsViewers.active(), ordering: .relaxed) }
         if kind == .rtsp, let server = rtsp.withLock({ $0 }) {

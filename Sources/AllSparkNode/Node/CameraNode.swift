@@ -71,7 +71,7 @@ public struct CameraNode: Sendable {
             serviceList.append(.init(service: supervision, successTerminationBehavior: .ignore))
         }
         if services.access.tokenFile != nil {
-            serviceList.append(.init(service: AccessTokenWatcher(policy: services.access, peers: services.peers, logger: logger)))
+            serviceList.append(.init(service: AccessTokenWatcher(policy: services.access, peers: services.peers, liveVideo: services.liveVideo, logger: logger)))
         }
         if let archive = services.archive {
             serviceList.append(.init(service: ArchiveUploader(archive: archive, store: services.store, logger: logger)))

@@ -26,6 +26,10 @@ allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const c
  * client starts at its first keyframe. Never blocks. */
 void allspark_rtsp_push(allspark_rtsp_server *server, const uint8_t *data, size_t size, int keyframe);
 
+/* Accepts `password` instead of the old one (a rotated token) and closes every client, so
+ * none keeps watching on the old one. No effect on a server started without a password. */
+void allspark_rtsp_set_password(allspark_rtsp_server *server, const char *password);
+
 void allspark_rtsp_read_counters(allspark_rtsp_server *server, allspark_rtsp_counters *counters);
 
 /* Closes every client and the listening socket, and frees the server. */

@@ -28,6 +28,9 @@ final class RTSPServer: @unchecked Sendable {
         allspark_rtsp_push(server, accessUnit.baseAddress, accessUnit.count, isKeyframe ? 1 : 0)
     }
 
+    /// A rotated token: the old password stops working and its clients are closed.
+    func setPassword(_ password: String) { allspark_rtsp_set_password(server, password) }
+
     var counters: allspark_rtsp_counters {
         var counters = allspark_rtsp_counters()
         allspark_rtsp_read_counters(server, &counters)
