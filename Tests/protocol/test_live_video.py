@@ -58,7 +58,7 @@ def test_hls_playlist_lists_parts_carrying_the_token(live_node):
     assert all(float(duration) <= 0.2 + 1e-9 for duration, _, _ in parts)
     assert any(independent for _, _, independent in parts), "keyframe parts are marked INDEPENDENT"
     assert re.search(r'#EXT-X-MAP:URI="init-\d+\.mp4\?token=', playlist)
-    assert re.search(r'#EXT-X-PRELOAD-HINT:TYPE=PART,URI="part-\d+-\d+\.mp4\?token=', playlist)
+    assert re.search(r'#EXT-X-PRELOAD-HINT:TYPE=PART,URI="part-\d+\.mp4\?token=', playlist)
     # With the header instead, the URIs carry nothing.
     plain = live_node.request("/live/index.m3u8", headers=bearer())[2].decode()
     assert "token=" not in plain
@@ -85,13 +85,19 @@ def test_ffprobe_reads_the_hls_playlist_and_a_part(live_node, tmp_path):
 
 def test_blocking_playlist_reload_waits_for_the_next_part(live_node):
     playlist = live_node.request("/live/index.m3u8", headers=bearer())[2].decode()
-    hint = re.search(r'#EXT-X-PRELOAD-HINT:TYPE=PART,URI="part-(\d+)-(\d+)\.mp4"', playlist)
-    msn, part = int(hint.group(1)), int(hint.group(2))
-    status, _, body = live_node.request(f"/live/index.m3u8?_HLS_msn={msn}&_HLS_part={part}", headers=bearer())
+    # The open segment: its number, and how many of its parts are listed.
+    msn = int(re.search(r"#EXT-X-MEDIA-SEQUENCE:(\d+)", playlist).group(1)) + playlist.count("#EXTINF")
+    listed = playlist.split("#EXTINF")[-1].count("#EXT-X-PART:")
+    hinted = re.search(r'#EXT-X-PRELOAD-HINT:TYPE=PART,URI="(part-(\d+)\.mp4)"', playlist)
+    assert hinted.group(1) not in playlist.split("#EXT-X-PRELOAD-HINT")[0]
+    status, _, body = live_node.request(f"/live/index.m3u8?_HLS_msn={msn}&_HLS_part={listed}", headers=bearer())
     assert status == 200
-    assert f"part-{msn}-{part}.mp4" in body.decode(), "the reload answered before the part it waited for existed"
-    # The preload-hinted part itself is also held until it is complete.
-    assert live_node.request(f"/live/part-{msn}-{part + 1}.mp4", headers=bearer())[0] == 200
+    reloaded = body.decode()
+    assert re.search(rf'#EXT-X-PART:[^\n]*URI="{hinted.group(1)}"', reloaded), \
+        "the reload answered before the part it waited for existed"
+    # The part hinted now is held until it is complete, then served.
+    next_hint = re.search(r'PRELOAD-HINT:TYPE=PART,URI="([^"]+)"', reloaded).group(1)
+    assert live_node.request(f"/live/{next_hint}", headers=bearer())[0] == 200
     assert live_node.request(f"/live/index.m3u8?_HLS_msn={msn + 10}", headers=bearer())[0] == 400
 
 

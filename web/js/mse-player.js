@@ -89,6 +89,9 @@ async function playOnce(video, Source, view, abort) {
       queue.append(value);
       if (mediaStart === null && video.buffered.length > 0) {
         mediaStart = video.buffered.start(0);
+        // What maps media time to capture time, for anyone measuring the page (bench/).
+        video.dataset.startCaptureMs = String(startCaptureMs);
+        video.dataset.mediaStart = String(mediaStart);
         video.currentTime = mediaStart;
         video.play().catch((error) => console.warn('live video: play refused', error));
       }

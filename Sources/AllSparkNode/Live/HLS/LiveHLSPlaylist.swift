@@ -4,10 +4,13 @@ import Synchronization
 
 /// The LL-HLS media playlist over the live fragments: segments start at keyframes (one GOP,
 /// `encoder.keyframeIntervalMs`), split into parts of about `partTargetMs` that may end at
-/// any frame; parts that start with a keyframe are INDEPENDENT. Holds the last
+/// any frame; parts that start with a keyframe are INDEPENDENT. Parts are named by a running
+/// number, not by segment: whether the next part opens a segment is known only when its
+/// first frame comes, and the preload hint must name it before. Holds the last
 /// `segmentWindow` segments; requests for a part or playlist not there yet wait for it.
 final class LiveHLSPlaylist: Sendable {
     struct Part: Sendable {
+        var id = 0
         var durationMs: Int64 = 0
         var independent = false
         var bytes = ByteBuffer()
@@ -29,6 +32,8 @@ final class LiveHLSPlaylist: Sendable {
         var segments: [Segment] = []
         var nextSequence = 0
         var discontinuitySequence = 0
+        /// The number of the part being filled (the preload hint's).
+        var nextPartId = 0
     }
 
     let partTargetMs: Int64
@@ -62,7 +67,7 @@ final class LiveHLSPlaylist: Sendable {
             if state.segments.isEmpty || isKeyframe
                 || state.segments[state.segments.count - 1].durationMs + durationMs > targetMs
             {
-                if !state.segments.isEmpty { Self.close(&state.segments[state.segments.count - 1]) }
+                if !state.segments.isEmpty { Self.close(&state.segments[state.segments.count - 1], nextPartId: &state.nextPartId) }
                 state.segments.append(Segment(sequence: state.nextSequence, firstCaptureMs: captureMs))
                 state.nextSequence += 1
                 if state.segments.count > segmentWindow + 1 { state.segments.removeFirst(state.segments.count - segmentWindow - 1) }
@@ -77,6 +82,8 @@ final class LiveHLSPlaylist: Sendable {
             state.segments[last].open = part
             // A part ends once it reaches the target (within a millisecond of rounding).
             if part.durationMs >= partTargetMs - 1 {
+                part.id = state.nextPartId
+                state.nextPartId += 1
                 state.segments[last].parts.append(part)
                 state.segments[last].open = Part()
             }
@@ -84,8 +91,12 @@ final class LiveHLSPlaylist: Sendable {
         updates.bump()
     }
 
-    private static func close(_ segment: inout Segment) {
-        if segment.open.frames > 0 { segment.parts.append(segment.open) }
+    private static func close(_ segment: inout Segment, nextPartId: inout Int) {
+        if segment.open.frames > 0 {
+            segment.open.id = nextPartId
+            nextPartId += 1
+            segment.parts.append(segment.open)
+        }
         segment.open = Part()
         segment.complete = true
     }
@@ -116,14 +127,13 @@ final class LiveHLSPlaylist: Sendable {
         case gone
     }
 
-    func part(segment sequence: Int, index: Int) -> PartLookup {
+    func part(_ id: Int) -> PartLookup {
         state.withLock { state in
-            guard let last = state.segments.last else { return .upcoming }
-            if let segment = state.segments.first(where: { $0.sequence == sequence }) {
-                if index < segment.parts.count { return .found(segment.parts[index].bytes) }
-                return segment.complete ? .gone : (index == segment.parts.count ? .upcoming : .gone)
+            if id == state.nextPartId { return .upcoming }
+            for segment in state.segments.reversed() {
+                if let part = segment.parts.first(where: { $0.id == id }) { return .found(part.bytes) }
             }
-            return sequence == last.sequence + 1 && index == 0 ? .upcoming : .gone
+            return .gone
         }
     }
 
@@ -155,8 +165,8 @@ final class LiveHLSPlaylist: Sendable {
             for (position, segment) in state.segments.enumerated() {
                 text += "#EXT-X-PROGRAM-DATE-TIME:\(Self.iso8601(segment.firstCaptureMs))\n"
                 if position >= partsFrom {
-                    for (index, part) in segment.parts.enumerated() {
-                        text += "#EXT-X-PART:DURATION=\(Self.seconds(part.durationMs)),URI=\"part-\(segment.sequence)-\(index).mp4\(query)\""
+                    for part in segment.parts {
+                        text += "#EXT-X-PART:DURATION=\(Self.seconds(part.durationMs)),URI=\"part-\(part.id).mp4\(query)\""
                         text += part.independent ? ",INDEPENDENT=YES\n" : "\n"
                     }
                 }
@@ -164,9 +174,7 @@ final class LiveHLSPlaylist: Sendable {
                     text += "#EXTINF:\(Self.seconds(segment.durationMs)),\nseg-\(segment.sequence).mp4\(query)\n"
                 }
             }
-            let last = state.segments[state.segments.count - 1]
-            let hint = last.complete ? "part-\(last.sequence + 1)-0.mp4" : "part-\(last.sequence)-\(last.parts.count).mp4"
-            text += "#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"\(hint)\(query)\"\n"
+            text += "#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"part-\(state.nextPartId).mp4\(query)\"\n"
             return text
         }
     }

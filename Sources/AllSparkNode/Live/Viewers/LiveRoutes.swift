@@ -5,7 +5,7 @@ import NIOCore
 
 /// The live video's HTTP side, all under /live/ (token as for the API, or `?token=`):
 /// `stream.mp4` (one endless fMP4 response for the dashboard's MSE player), and LL-HLS:
-/// `index.m3u8` (with blocking reloads), `init-<session>.mp4`, `part-<msn>-<i>.mp4`,
+/// `index.m3u8` (with blocking reloads), `init-<session>.mp4`, `part-<n>.mp4`,
 /// `seg-<msn>.mp4`.
 struct LiveRoutes {
     let live: LiveVideo
@@ -82,15 +82,15 @@ struct LiveRoutes {
             return media(session.initializationSegment, type: "video/mp4")
         }
         let numbers = file.dropLast(".mp4".count).split(separator: "-").dropFirst().compactMap { Int($0) }
-        if file.hasPrefix("part-"), file.hasSuffix(".mp4"), numbers.count == 2 {
-            var lookup = playlist.part(segment: numbers[0], index: numbers[1])
+        if file.hasPrefix("part-"), file.hasSuffix(".mp4"), numbers.count == 1 {
+            var lookup = playlist.part(numbers[0])
             if case .upcoming = lookup {
                 _ = await waitFor(
                     {
-                        if case .upcoming = playlist.part(segment: numbers[0], index: numbers[1]) { return false }
+                        if case .upcoming = playlist.part(numbers[0]) { return false }
                         return true
                     }, updates: playlist.updates)
-                lookup = playlist.part(segment: numbers[0], index: numbers[1])
+                lookup = playlist.part(numbers[0])
             }
             if case .found(let bytes) = lookup { return media(bytes, type: "video/mp4") }
         }

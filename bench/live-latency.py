@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Capture-to-display latency of live video, for each way of watching, from real clients.
+
+The node records the test pattern (every frame is stamped with its wall-clock capture time
+as it leaves the capture stage, before the privacy pass), with privacy on. Clients on the
+same machine (same clock):
+- dashboard: headless Chromium plays the page's MSE stream; requestVideoFrameCallback
+  gives each frame's media time (mapped to its capture time by the page's own
+  X-Live-Start-Capture-Ms) and its expected display time;
+- rtsp: ffmpeg reads rtsp://.../live (TCP) and decodes; each decoded frame's MD5 is
+  printed as it comes out (framemd5, flushed per frame) and stamped on arrival;
+- hls: ffmpeg's HLS demuxer (no LL-HLS: whole segments) from the newest segment;
+- ll-hls: a Python client fetching each part as an LL-HLS player does, by its preload
+  hint (the request is held until the part is complete; parts are numbered in order);
+  a frame counts as received when its part arrived (no decoding or display).
+For ffmpeg and ll-hls the capture time of a frame is found by decoding the recorded chunks
+afterwards: the same MD5 in a chunk gives the time in its timestamps file.
+
+Usage: bench/live-latency.py [--node BIN] [--size 1280x720] [--fps 30] [--privacy face]
+                             [--seconds 30] [--ways dashboard,rtsp,hls,ll-hls]
+"""
+import argparse
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+from live_node import REPO, LiveNode, frame_md5s, percentile
+
+sys.path.insert(0, str(REPO / "Tests/web"))
+
+
+def dashboard_latencies(node, seconds):
+    from browser import start_chromium  # noqa: E402 - the web tests' Chromium setup
+
+    driver = start_chromium(Path(tempfile.mkdtemp()))
+    try:
+        driver.get(node.url("/"))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not driver.execute_script(
+                "return document.getElementById('live-video').dataset.mediaStart"):
+            time.sleep(0.2)
+        driver.execute_script("""
+            window.benchFrames = [];
+            const video = document.getElementById('live-video');
+            const onFrame = (now, metadata) => {
+                const start = Number(video.dataset.startCaptureMs), mediaStart = Number(video.dataset.mediaStart);
+                const captureMs = start + (metadata.mediaTime - mediaStart) * 1000;
+                window.benchFrames.push(performance.timeOrigin + metadata.expectedDisplayTime - captureMs);
+                video.requestVideoFrameCallback(onFrame);
+            };
+            video.requestVideoFrameCallback(onFrame);
+        """)
+        time.sleep(seconds)
+        return driver.execute_script("return window.benchFrames")
+    finally:
+        driver.quit()
+
+
+def stamped_md5s(arguments, seconds):
+    """Runs ffmpeg printing a framemd5 line per decoded frame; returns [(arrival ms, md5)]."""
+    process = subprocess.Popen(
+        ["ffmpeg", "-v", "error", *arguments, "-fps_mode", "passthrough", "-flush_packets", "1", "-f", "framemd5", "-"],
+        stdout=subprocess.PIPE, text=True, bufsize=1)
+    arrivals = []
+    timer = threading.Timer(seconds, process.terminate)
+    timer.start()
+    for line in process.stdout:
+        if line and not line.startswith("#"):
+            arrivals.append((time.time() * 1000, line.split(",")[-1].strip()))
+    process.wait()
+    timer.cancel()
+    return arrivals
+
+
+def ll_hls_parts(node, seconds, folder):
+    """Follows the playlist as an LL-HLS player does; returns [(arrival ms, part file)]."""
+    def get(path):
+        with urllib.request.urlopen(node.url("/live/" + path), timeout=30) as response:
+            return response.read()
+
+    playlist = get("index.m3u8").decode()
+    init = get(re.search(r'#EXT-X-MAP:URI="([^"]+)"', playlist).group(1))
+    part = int(re.search(r'PRELOAD-HINT:TYPE=PART,URI="part-(\d+)', playlist).group(1))
+    received = []
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        # The preload hint names the next part; asking for it blocks until it is complete.
+        data = get(f"part-{part}.mp4")
+        arrived = time.time() * 1000
+        path = folder / f"part-{part}.mp4"
+        path.write_bytes(init + data)
+        received.append((arrived, path))
+        part += 1
+    return received
+
+
+def summary(name, latencies):
+    if not latencies:
+        return f"| {name} | 0 | – | – |"
+    return (f"| {name} | {len(latencies)} | {percentile(latencies, 0.5):.0f} | {percentile(latencies, 0.95):.0f} |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--node", default=str(REPO / ".build-release/release/allspark-node"))
+    parser.add_argument("--size", default="1280x720")
+    parser.add_argument("--fps", type=int, default=30)
+    parser.add_argument("--privacy", default="face")
+    parser.add_argument("--seconds", type=int, default=30)
+    parser.add_argument("--ways", default="dashboard,rtsp,hls,ll-hls")
+    options = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="live-latency-"))
+    node = LiveNode(options.node, work, options.size, options.fps, options.privacy)
+    results = {}
+    pending = {}
+    try:
+        for way in options.ways.split(","):
+            print(f"{way}: {options.seconds} s", file=sys.stderr)
+            if way == "dashboard":
+                results[way] = dashboard_latencies(node, options.seconds)
+            elif way == "rtsp":
+                pending[way] = stamped_md5s(["-rtsp_transport", "tcp", "-i", node.rtsp_url()], options.seconds)
+            elif way == "hls":
+                pending[way] = stamped_md5s(["-live_start_index", "-1", "-i", node.url("/live/index.m3u8")], options.seconds)
+            elif way == "ll-hls":
+                parts = ll_hls_parts(node, options.seconds, work)
+                pending[way] = [(arrived, md5) for arrived, path in parts for md5 in frame_md5s(["-i", str(path)])]
+        status = node.status()
+    finally:
+        node.stop()
+    captured = node.capture_times_by_picture()
+    for way, arrivals in pending.items():
+        matched = [arrived - captured[md5] for arrived, md5 in arrivals if md5 in captured]
+        if len(matched) < len(arrivals):
+            print(f"{way}: {len(arrivals) - len(matched)} of {len(arrivals)} frames not found in the recording",
+                  file=sys.stderr)
+        results[way] = matched
+    privacy = status["privacy"]
+    print(f"{options.size} at {options.fps} fps, privacy {options.privacy} ({privacy['detector']}, "
+          f"{privacy['searchesPerSecond']:.1f} searches/s, mean search {privacy['meanDetectionMs']:.0f} ms); "
+          f"frames dropped by the recorder: {status['recorder']['framesDropped']}")
+    print("| way | frames | median ms | p95 ms |")
+    print("|---|---|---|---|")
+    for way, latencies in results.items():
+        print(summary(way, latencies))
+
+
+if __name__ == "__main__":
+    main()
