@@ -44,6 +44,8 @@ def dashboard_latencies(node, seconds):
         while time.monotonic() < deadline and not driver.execute_script(
                 "return document.getElementById('live-video').dataset.mediaStart"):
             time.sleep(0.2)
+        # The first seconds are the player's start (it then catches up with live gently).
+        time.sleep(3)
         driver.execute_script("""
             window.benchFrames = [];
             const video = document.getElementById('live-video');
@@ -61,8 +63,10 @@ def dashboard_latencies(node, seconds):
         driver.quit()
 
 
-def stamped_md5s(arguments, seconds):
-    """Runs ffmpeg printing a framemd5 line per decoded frame; returns [(arrival ms, md5)]."""
+def stamped_md5s(arguments, seconds, warm_up_seconds=3):
+    """Runs ffmpeg printing a framemd5 line per decoded frame; returns [(arrival ms, md5)]
+    for the frames after the first `warm_up_seconds` (ffmpeg probes the stream first, then
+    decodes what piled up meanwhile in a burst: start-up, not steady latency)."""
     process = subprocess.Popen(
         ["ffmpeg", "-v", "error", *arguments, "-fps_mode", "passthrough", "-flush_packets", "1", "-f", "framemd5", "-"],
         stdout=subprocess.PIPE, text=True, bufsize=1)
@@ -74,29 +78,32 @@ def stamped_md5s(arguments, seconds):
             arrivals.append((time.time() * 1000, line.split(",")[-1].strip()))
     process.wait()
     timer.cancel()
-    return arrivals
+    return [(arrived, md5) for arrived, md5 in arrivals if arrived > arrivals[0][0] + warm_up_seconds * 1000]
 
 
-def ll_hls_parts(node, seconds, folder):
-    """Follows the playlist as an LL-HLS player does; returns [(arrival ms, part file)]."""
+def ll_hls_frames(node, seconds, folder, warm_up_seconds=3):
+    """Follows the parts as an LL-HLS player does; returns [(arrival ms, md5)] per frame."""
     def get(path):
         with urllib.request.urlopen(node.url("/live/" + path), timeout=30) as response:
             return response.read()
 
     playlist = get("index.m3u8").decode()
     init = get(re.search(r'#EXT-X-MAP:URI="([^"]+)"', playlist).group(1))
-    part = int(re.search(r'PRELOAD-HINT:TYPE=PART,URI="part-(\d+)', playlist).group(1))
+    # From the newest independent part, so that every part after it decodes.
+    part = int(re.findall(r'URI="part-(\d+)\.mp4",INDEPENDENT=YES', playlist)[-1])
     received = []
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        # The preload hint names the next part; asking for it blocks until it is complete.
+        # Parts are numbered in order; asking for the next one blocks until it is complete.
         data = get(f"part-{part}.mp4")
-        arrived = time.time() * 1000
-        path = folder / f"part-{part}.mp4"
-        path.write_bytes(init + data)
-        received.append((arrived, path))
+        received.append((time.time() * 1000, data))
         part += 1
-    return received
+    stream = folder / "ll-hls.mp4"
+    stream.write_bytes(init + b"".join(data for _, data in received))
+    md5s = iter(frame_md5s(["-i", str(stream)]))
+    # One moof per frame: each decoded frame belongs to the part it came in.
+    frames = [(arrived, next(md5s)) for arrived, data in received for _ in range(data.count(b"moof"))]
+    return [(arrived, md5) for arrived, md5 in frames if arrived > received[0][0] + warm_up_seconds * 1000]
 
 
 def summary(name, latencies):
@@ -128,8 +135,7 @@ def main():
             elif way == "hls":
                 pending[way] = stamped_md5s(["-live_start_index", "-1", "-i", node.url("/live/index.m3u8")], options.seconds)
             elif way == "ll-hls":
-                parts = ll_hls_parts(node, options.seconds, work)
-                pending[way] = [(arrived, md5) for arrived, path in parts for md5 in frame_md5s(["-i", str(path)])]
+                pending[way] = ll_hls_frames(node, options.seconds, work)
         status = node.status()
     finally:
         node.stop()

@@ -8,6 +8,11 @@ import { byId } from './dom.js';
 const retryMs = 1000;
 // Frames further behind than this are skipped by jumping to the newest buffered one.
 const maximumLagSeconds = 1.5;
+// Between these, the player speeds up a little to catch up with the newest frame: what
+// piles up while the player starts would otherwise stay as lag for as long as it plays.
+const catchUpAboveSeconds = 0.3;
+const caughtUpBelowSeconds = 0.1;
+const catchUpRate = 1.25;
 // What stays buffered behind the playhead.
 const keptSeconds = 10;
 
@@ -72,7 +77,10 @@ async function playOnce(video, Source, view, abort) {
   const onTime = () => {
     if (mediaStart === null || video.buffered.length === 0) return;
     const end = video.buffered.end(video.buffered.length - 1);
-    if (end - video.currentTime > maximumLagSeconds) video.currentTime = end - 0.1;
+    const ahead = end - video.currentTime;
+    if (ahead > maximumLagSeconds) video.currentTime = end - caughtUpBelowSeconds;
+    else if (ahead > catchUpAboveSeconds) video.playbackRate = catchUpRate;
+    else if (ahead < caughtUpBelowSeconds) video.playbackRate = 1;
     if (!video.requestVideoFrameCallback) view.showBehindLive(captureMsAt(video.currentTime));
     if (video.currentTime - video.buffered.start(0) > 2 * keptSeconds) queue.trim(video.currentTime - keptSeconds);
   };

@@ -18,9 +18,10 @@ struct LiveRoutes {
         router.get("/live/stream.mp4") { _, context in try await stream(on: context.channel) }
         router.get("/live/:file") { request, context in
             let file = context.parameters.get("file") ?? ""
-            let address = AccessPolicy.clientAddress(context.remoteAddress)
+            // Players keep their connection open between requests: one connection, one viewer.
+            let connection = context.remoteAddress.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "unknown"
             let counters = live.counters.of(.hls)
-            counters.viewers.store(live.hlsViewers.saw(address), ordering: .relaxed)
+            counters.viewers.store(live.hlsViewers.saw(connection), ordering: .relaxed)
             let response = try await hls(file: file, request: request)
             if case .some(let length) = response.headers[.contentLength].flatMap(Int.init) {
                 counters.bytesSent.add(length, ordering: .relaxed)
