@@ -19,7 +19,6 @@ afterwards: the same MD5 in a chunk gives the time in its timestamps file.
 Usage: bench/live-latency.py [--node BIN] [--size 1280x720] [--fps 30] [--privacy face]
                              [--seconds 30] [--ways dashboard,rtsp,hls,ll-hls]
 """
-import argparse
 import re
 import subprocess
 import sys
@@ -29,7 +28,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from live_node import REPO, LiveNode, frame_md5s, percentile
+from live_node import LiveNode, bench_arguments, frame_md5s, percentile
 
 sys.path.insert(0, str(REPO / "Tests/web"))
 
@@ -113,12 +112,7 @@ def summary(name, latencies):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--node", default=str(REPO / ".build-release/release/allspark-node"))
-    parser.add_argument("--size", default="1280x720")
-    parser.add_argument("--fps", type=int, default=30)
-    parser.add_argument("--privacy", default="face")
-    parser.add_argument("--seconds", type=int, default=30)
+    parser = bench_arguments(__doc__, seconds=30)
     parser.add_argument("--ways", default="dashboard,rtsp,hls,ll-hls")
     options = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="live-latency-"))

@@ -10,7 +10,6 @@ asks for /live/stream.mp4 and never reads.
 
 Usage: bench/live-load.py [--node BIN] [--size 1280x720] [--fps 30] [--privacy face] [--seconds 600]
 """
-import argparse
 import socket
 import subprocess
 import tempfile
@@ -18,7 +17,7 @@ import threading
 import time
 from pathlib import Path
 
-from live_node import REPO, LiveNode
+from live_node import LiveNode, bench_arguments
 
 
 def measure(node, seconds):
@@ -54,12 +53,7 @@ class StreamReader(threading.Thread):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--node", default=str(REPO / ".build-release/release/allspark-node"))
-    parser.add_argument("--size", default="1280x720")
-    parser.add_argument("--fps", type=int, default=30)
-    parser.add_argument("--privacy", default="face")
-    parser.add_argument("--seconds", type=int, default=600)
+    parser = bench_arguments(__doc__, seconds=600)
     options = parser.parse_args()
     node = LiveNode(options.node, Path(tempfile.mkdtemp(prefix="live-load-")), options.size, options.fps,
                     options.privacy, chunk_ms=60_000)

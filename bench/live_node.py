@@ -1,5 +1,6 @@
 """A node recording the test pattern for the live-video benches, and what they read from it:
 the capture time of every recorded frame, by the MD5 of its decoded picture."""
+import argparse
 import json
 import os
 import signal
@@ -80,3 +81,14 @@ def frame_md5s(arguments):
 def percentile(values, fraction):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def bench_arguments(description, seconds):
+    """The options both live benches take: the node binary and what it records."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--node", default=str(REPO / ".build-release/release/allspark-node"))
+    parser.add_argument("--size", default="1280x720")
+    parser.add_argument("--fps", type=int, default=30)
+    parser.add_argument("--privacy", default="face")
+    parser.add_argument("--seconds", type=int, default=seconds)
+    return parser
