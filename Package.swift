@@ -52,10 +52,19 @@ let package = Package(
                 .linkedLibrary("opencv_core"),
             ]
         ),
+        // GStreamer's RTSP server library and appsrc, found through pkg-config (for CRTSPShim).
+        .systemLibrary(
+            name: "CGStreamer",
+            pkgConfig: "gstreamer-rtsp-server-1.0 gstreamer-app-1.0",
+            providers: [.apt(["libgstrtspserver-1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
+        ),
+        // A small C API over GStreamer's RTSP server: the /live mount fed through appsrc.
+        .target(name: "CRTSPShim", dependencies: ["CGStreamer"]),
         .target(
             name: "AllSparkNode",
             dependencies: [
                 "CFFmpeg",
+                "CRTSPShim",
                 "COpenCVShim",
                 "CV4L2",
                 "CKernelClock",

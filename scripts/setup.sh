@@ -7,6 +7,8 @@ packages=(
     libopencv-dev opencv-data                                                     # face cascades
     libavahi-client-dev avahi-daemon avahi-utils dbus                             # mDNS
     libsystemd-dev                                                                # sd_notify: readiness and watchdog under systemd
+    libgstrtspserver-1.0-dev libgstreamer-plugins-base1.0-dev                     # live video over RTSP (GStreamer's RTSP server, appsrc)
+    gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad  # ... its elements: appsrc, rtph264pay, h264parse
     ffmpeg pkg-config time openssl iproute2                                       # tools the tests and benchmarks use
 )
 if [ "${1:-}" = "--test" ]; then

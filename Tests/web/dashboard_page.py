@@ -15,10 +15,13 @@ def js(driver, script, *arguments):
 
 
 def wait_until_live(driver):
-    """Waits for the snapshot, the chunk timeline, the config form, the WebSocket, and the
-    status poll that lists this page as a peer."""
-    wait_for(driver, lambda: js(driver, "return !!document.getElementById('snapshot').dataset.captureMs"),
-             message="no snapshot was shown")
+    """Waits for a picture (live video, or the snapshot where the page fell back to it), the
+    chunk timeline, the config form, the WebSocket, and the status poll that lists this page
+    as a peer."""
+    wait_for(driver, lambda: js(driver, """
+        return !!(document.getElementById('snapshot').dataset.captureMs
+                  || document.getElementById('live-video').dataset.captureMs)"""),
+             message="neither live video nor a snapshot was shown")
     wait_for(driver, lambda: len(chunk_files(driver)) >= 2, message="the timeline shows no chunks")
     wait_for(driver, lambda: js(driver, "return document.getElementById('config-videoChunkDurationMs').value") != "",
              message="the config form was not filled")
@@ -39,21 +42,46 @@ def newest_chunk_block(driver):
     return driver.find_element(By.CSS_SELECTOR, "#timeline-track .chunk-block:last-child")
 
 
-def snapshot_state(driver):
-    """The shown frame's capture time and a fingerprint of its pixels."""
-    return js(driver, """
-        const image = document.getElementById('snapshot');
+PIXEL_FINGERPRINT = """
+    const fingerprint = (source, width, height) => {
         const canvas = document.createElement('canvas');
-        canvas.width = image.naturalWidth;
-        canvas.height = image.naturalHeight;
+        canvas.width = width;
+        canvas.height = height;
         const context = canvas.getContext('2d');
-        context.drawImage(image, 0, 0);
+        context.drawImage(source, 0, 0);
         const pixels = context.getImageData(0, 0, canvas.width, canvas.height).data;
         let hash = 0;
         for (let index = 0; index < pixels.length; index += 4 * 61) {
             hash = (hash * 31 + pixels[index] + 3 * pixels[index + 1] + 7 * pixels[index + 2]) >>> 0;
         }
-        return [Number(image.dataset.captureMs), hash];
+        return hash;
+    };
+"""
+
+
+def live_video_state(driver):
+    """The live <video>: whether shown, its currentTime, the shown frame's capture time and
+    lag behind live (from the page), and a fingerprint of its pixels."""
+    return js(driver, PIXEL_FINGERPRINT + """
+        const video = document.getElementById('live-video');
+        const shown = !video.hidden && video.videoWidth > 0;
+        return {
+            shown,
+            currentTime: video.currentTime,
+            captureMs: Number(video.dataset.captureMs || 0),
+            behindMs: video.dataset.behindMs === undefined ? null : Number(video.dataset.behindMs),
+            pixels: shown ? fingerprint(video, video.videoWidth, video.videoHeight) : null,
+            mode: document.getElementById('live-mode').textContent,
+            behindText: document.getElementById('live-behind').textContent,
+        };
+    """)
+
+
+def snapshot_state(driver):
+    """The shown frame's capture time and a fingerprint of its pixels."""
+    return js(driver, PIXEL_FINGERPRINT + """
+        const image = document.getElementById('snapshot');
+        return [Number(image.dataset.captureMs), fingerprint(image, image.naturalWidth, image.naturalHeight)];
     """)
 
 

@@ -37,7 +37,8 @@ class RunningNode:
         self._log = open(self.log_path, "w")
         # CI machines run no time daemon: an unsynchronised kernel clock would make every
         # node degraded, so these tests judge the clock by its error bound only.
-        environment = {"ALLSPARK_CLOCK_SYNC_REQUIRED": "false", **os.environ, **(env or {})}
+        # RTSP off unless a test asks for a port: nodes of parallel tests would share 8554.
+        environment = {"ALLSPARK_CLOCK_SYNC_REQUIRED": "false", "ALLSPARK_SERVER_RTSP_PORT": "0", **os.environ, **(env or {})}
         if not token:
             # The dashboard's own behaviour with a token is what test_token_access.py covers.
             environment["ALLSPARK_SERVER_AUTH"] = "none"

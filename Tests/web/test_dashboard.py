@@ -8,7 +8,7 @@ from selenium.webdriver.support.ui import Select
 
 from browser import DESKTOP, PHONE, emulate_viewport, save_full_page_screenshot, severe_console_entries
 from dashboard_page import (
-    apply_config, chunk_files, count_chunk_list_requests, js, newest_chunk_block, set_field, snapshot_state,
+    apply_config, chunk_files, count_chunk_list_requests, js, newest_chunk_block, set_field,
     text_of, video_state, wait_for, wait_until_live,
 )
 from node_process import CHUNK_MS
@@ -62,12 +62,6 @@ def test_degraded_privacy_is_shown(cascades_node, driver):
     assert "cascades" in facts and "Face searches" in facts
     assert text_of(driver, "health-badge") == "degraded"
     save_full_page_screenshot(driver, "dashboard-privacy-degraded", DESKTOP[0])
-
-
-def test_snapshot_changes(page):
-    first_capture, first_pixels = snapshot_state(page)
-    wait_for(page, lambda: snapshot_state(page)[0] > first_capture, timeout=5, message="the snapshot was not refreshed")
-    wait_for(page, lambda: snapshot_state(page)[1] != first_pixels, timeout=5, message="the snapshot shows the same picture")
 
 
 def test_timeline_lists_the_chunks_and_follows_pushes(node, page):

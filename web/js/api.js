@@ -45,6 +45,11 @@ export async function putJSON(path, value) {
   return response.json();
 }
 
+/** An endless response (the live fMP4 stream), for reading as it arrives. */
+export async function openStream(path, signal) {
+  return send(path, { signal });
+}
+
 /** Media comes as a blob because <img> and <video> cannot send the Authorization header. */
 export async function getBlob(path) {
   const response = await send(path);

@@ -1,5 +1,5 @@
 // Wires the dashboard together: access first, then the panels, fed by one status poll,
-// the snapshot loop and the node's WebSocket pushes.
+// the live view and the node's WebSocket pushes.
 import { ApiError, getJSON, whenUnauthorized } from './api.js';
 import { showArchive } from './archive-panel.js';
 import { ChunkPlayer } from './chunk-player.js';
@@ -9,12 +9,12 @@ import { ConfigForm } from './config-form.js';
 import { byId, showPill } from './dom.js';
 import { showHealth } from './health-panel.js';
 import { LiveEvents } from './live-events.js';
+import { startLiveView } from './live-view.js';
 import { syncNodeClock } from './node-clock.js';
 import { showPeers } from './peers-panel.js';
 import { RangePicker } from './range-picker.js';
 import { showRecorder } from './recorder-panel.js';
 import { repeatWhileVisible } from './repeat-while-visible.js';
-import { startSnapshot } from './snapshot.js';
 import { showStorage } from './storage-gauge.js';
 import { Timeline } from './timeline.js';
 import { ensureAccess } from './token-gate.js';
@@ -69,7 +69,7 @@ async function start() {
   showStatus(status, timeline);
   const configForm = new ConfigForm();
   new RangePicker({ onPlay: (chunk) => player.play(chunk) });
-  startSnapshot();
+  startLiveView();
   configForm.load();
   timeline.load();
 

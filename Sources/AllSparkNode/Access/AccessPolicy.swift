@@ -40,6 +40,9 @@ public final class AccessPolicy: Sendable {
 
     public var generation: Int { state.withLock { $0.generation } }
 
+    /// The token now, for RTSP's password; nil when no token is required.
+    var currentToken: String? { requiresToken ? state.withLock { $0.token } : nil }
+
     /// Judges one request. A wrong or missing token counts against `address`; an address
     /// out of attempts is refused before its token is looked at.
     public func decide(offered: String?, scope: Scope, address: String, nowMs: Int64 = WallClock.nowMs()) -> Decision {

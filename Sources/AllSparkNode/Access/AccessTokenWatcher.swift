@@ -2,12 +2,13 @@ import Logging
 import ServiceLifecycle
 
 /// Picks up a token rotated by `allspark-node token --rotate` (another process): the old
-/// token stops working at once, and WebSocket sessions opened with it are closed.
+/// token stops working at once, and WebSocket and RTSP sessions opened with it are closed.
 struct AccessTokenWatcher: Service {
     static let pollInterval: Duration = .milliseconds(250)
 
     let policy: AccessPolicy
     let peers: PeerRegistry
+    let liveVideo: LiveVideo
     let logger: Logger
 
     /// Run only for a generated token (a configured one cannot be rotated this way).
@@ -20,6 +21,7 @@ struct AccessTokenWatcher: Service {
                 do {
                     if let generation = try policy.reloadToken() {
                         let closed = peers.close(authenticatedBefore: generation)
+                        liveVideo.tokenRotated(to: policy.currentToken)
                         logger.notice("the access token was rotated; closed \(closed) WebSocket sessions that used the old one")
                     }
                     reportedFailure = false

@@ -56,6 +56,7 @@ public enum ConfigKeys {
         .integer("server.maxUploadBytes", \.server.maxUploadBytes, 1...Int(Int32.max)),
         .integer("server.maxClipMB", \.server.maxClipMB, 1...1_048_576),
         .boolean("server.announce", \.server.announce),
+        .integer("server.rtspPort", \.server.rtspPort, 0...65535, allowed: "0 (RTSP off) or a port in 1...65535"),
         .text("uplink.url", \.uplink.url, allowed: "off, auto, or a ws:// or wss:// URL") { url in
             url == "off" || url == "auto" || url.hasPrefix("ws://") || url.hasPrefix("wss://")
         },

@@ -107,6 +107,8 @@ public struct ServerSettings: Sendable, Equatable {
     public var maxClipMB: Int = 2048
     /// Publish the node with mDNS (`_allspark-node._tcp`) through avahi-daemon.
     public var announce: Bool = true
+    /// Live video over RTSP at rtsp://<node>:<rtspPort>/live; 0 turns RTSP off.
+    public var rtspPort: Int = 8554
 
     public init() {}
 

@@ -21,15 +21,16 @@ public struct CameraNode: Sendable {
         if let problem = HealthReport.clockBehindProblem(newestRecordingMs: store.usage.newestMs, nowMs: WallClock.nowMs(), config: config) {
             logger.warning("\(problem)")
         }
-        let recorder = Recorder(config: config, store: store, logger: logger, makeMasker: privacy.makeMasker)
-        let live = LiveConfiguration(config: config, recorder: recorder, logger: logger)
         let access = try AccessSetup.policy(for: config.server, storeDirectory: store.directory.path, logger: logger)
+        let liveVideo = LiveVideo(config: config, rtspPassword: access.currentToken, logger: logger)
+        let recorder = Recorder(config: config, store: store, logger: logger, liveVideo: liveVideo, makeMasker: privacy.makeMasker)
+        let live = LiveConfiguration(config: config, recorder: recorder, logger: logger)
         let archive = try config.archive.isEnabled
             ? ChunkArchive(
                 settings: config.archive, nodeName: ClientIdentity.name(configured: config.uplink.name, storeDirectory: store.directory),
                 storeDirectory: store.directory, logger: logger)
             : nil
-        let services = NodeServices(live: live, store: store, recorder: recorder, privacy: privacy.counters, access: access, archive: archive)
+        let services = NodeServices(live: live, store: store, recorder: recorder, liveVideo: liveVideo, privacy: privacy.counters, access: access, archive: archive)
         recorder.onChunkSaved { record in
             archive?.chunkSaved(record)
             let status = recorder.status
@@ -64,12 +65,13 @@ public struct CameraNode: Sendable {
         var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: services.recorder, successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: application),
+            .init(service: services.liveVideo),
         ]
         if let supervision {
             serviceList.append(.init(service: supervision, successTerminationBehavior: .ignore))
         }
         if services.access.tokenFile != nil {
-            serviceList.append(.init(service: AccessTokenWatcher(policy: services.access, peers: services.peers, logger: logger)))
+            serviceList.append(.init(service: AccessTokenWatcher(policy: services.access, peers: services.peers, liveVideo: services.liveVideo, logger: logger)))
         }
         if let archive = services.archive {
             serviceList.append(.init(service: ArchiveUploader(archive: archive, store: services.store, logger: logger)))

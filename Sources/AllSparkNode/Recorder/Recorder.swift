@@ -10,10 +10,15 @@ public final class Recorder: Service, Sendable {
     private let makeMasker: LiveMaskingFactory
     private let control: RecorderControl
     private let logger: Logger
+    private let liveTap: (any LivePacketTap)?
 
     /// - Parameter makeMasker: builds the privacy pass on the recording thread for each
     ///   capture size; while it throws, nothing is recorded (privacy fails closed).
-    public init(config: NodeConfig, store: ChunkStore, logger: Logger, makeMasker: @escaping LiveMaskingFactory) {
+    ///   `liveVideo` receives every encoded packet for live viewers.
+    public init(
+        config: NodeConfig, store: ChunkStore, logger: Logger, liveVideo: LiveVideo? = nil, makeMasker: @escaping LiveMaskingFactory
+    ) {
+        liveTap = liveVideo?.tap
         self.store = store
         captureSettings = CaptureSettings(config)
         control = RecorderControl(settings: RecordingSettings(config))
@@ -77,9 +82,12 @@ public final class Recorder: Service, Sendable {
         let control = control
         let logger = logger
         let makeMasker = makeMasker
+        let liveTap = liveTap
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let thread = Thread {
-                RecordingLoop(captureSettings: captureSettings, store: store, makeMasker: makeMasker, control: control, logger: logger)
+                RecordingLoop(
+                    captureSettings: captureSettings, store: store, makeMasker: makeMasker, control: control, liveTap: liveTap,
+                    logger: logger)
                     .run()
                 continuation.resume()
             }

@@ -18,6 +18,8 @@ final class RecordingLoop {
     private var maskerWidth = 0
     private var maskerHeight = 0
     private let control: RecorderControl
+    /// Live viewers' copy of every encoded packet (copied into a fixed ring: no waiting, no allocation).
+    private let liveTap: (any LivePacketTap)?
     private let logger: Logger
 
     private var encoder: H264Encoder?
@@ -42,8 +44,9 @@ final class RecordingLoop {
 
     init(
         captureSettings: CaptureSettings, store: ChunkStore, makeMasker: @escaping LiveMaskingFactory, control: RecorderControl,
-        logger: Logger
+        liveTap: (any LivePacketTap)? = nil, logger: Logger
     ) {
+        self.liveTap = liveTap
         self.captureSettings = captureSettings
         self.store = store
         self.makeMasker = makeMasker
@@ -233,6 +236,11 @@ final class RecordingLoop {
                 $0.frameHeight = opened.height
             }
             encoder = opened
+            if let liveTap, let context = opened.context {
+                liveTap.beginSession(
+                    width: opened.width, height: opened.height, fps: settings.fps,
+                    extradata: UnsafeBufferPointer(start: context.pointee.extradata, count: Int(context.pointee.extradata_size)))
+            }
             originMs = frame.captureTimeMs
             lastPts = -1
             startsChunk = true
@@ -260,6 +268,12 @@ final class RecordingLoop {
         while try encoder.receive(into: packet) {
             defer { av_packet_unref(packet) }
             packet.pointee.duration = Int64((1000 / control.currentSettings.fps).rounded())
+            // The one place live viewers get packets: the recording's own, before the chunk writer rebases them.
+            if let liveTap, let data = packet.pointee.data {
+                liveTap.publish(
+                    UnsafeRawBufferPointer(start: data, count: Int(packet.pointee.size)), captureMs: originMs + packet.pointee.pts,
+                    durationMs: packet.pointee.duration, isKeyframe: packet.pointee.flags & AV_PKT_FLAG_KEY != 0)
+            }
             if let next = awaitedChunks.first, packet.pointee.pts == next.encoderPts, packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
                 awaitedChunks.removeFirst()
                 let finished = finishChunk()

@@ -2,18 +2,22 @@ import Hummingbird
 import NIOCore
 
 /// The request context of the HTTP API: the basic one plus the peer's address, which
-/// failed attempts are counted by.
+/// failed attempts are counted by, and its channel.
 struct NodeRequestContext: RequestContext, RemoteAddressRequestContext {
     var coreContext: CoreRequestContextStorage
     let remoteAddress: SocketAddress?
+    /// The connection, for the live stream's per-viewer socket limits.
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
     }
 }
 
-/// Guards everything under /api/ but /api/health, and /metrics, with the access policy.
+/// Guards everything under /api/ but /api/health, /live/, and /metrics, with the access policy.
+/// Under /live/ the token may also come as `?token=`: Safari's HLS player cannot add a header.
 /// The dashboard's static files stay open: a browser cannot attach a header to a page
 /// load, and they hold no data; the page then asks for the token and sends it on every call.
 /// A refusal says the same whether the token was missing or wrong.
@@ -25,12 +29,13 @@ struct AccessMiddleware<Context: RequestContext & RemoteAddressRequestContext>: 
         let scope: AccessPolicy.Scope
         if path == "/metrics" {
             scope = .metrics
-        } else if path.hasPrefix("/api/") && path != "/api/health" {
+        } else if (path.hasPrefix("/api/") && path != "/api/health") || path.hasPrefix("/live/") {
             scope = .api
         } else {
             return try await next(request, context)
         }
-        let offered = AccessPolicy.offeredToken(authorization: request.headers[.authorization], query: nil)
+        let query = path.hasPrefix("/live/") ? request.uri.queryParameters.get("token") : nil
+        let offered = AccessPolicy.offeredToken(authorization: request.headers[.authorization], query: query)
         switch policy.decide(offered: offered, scope: scope, address: AccessPolicy.clientAddress(context.remoteAddress)) {
         case .allowed:
             return try await next(request, context)

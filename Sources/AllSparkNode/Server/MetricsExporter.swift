@@ -12,6 +12,10 @@ final class MetricsExporter: Sendable {
     private let gauges: [String: Gauge]
     /// Always 1; its label names the face detector searching.
     private let detectorInfo: Gauge
+    /// Live video by kind of viewer (label kind: mse, hls, rtsp).
+    private let liveViewers: [LiveCounters.Kind: Gauge]
+    private let liveBytes: [LiveCounters.Kind: Counter]
+    private let liveSkips: [LiveCounters.Kind: Counter]
 
     private static var counterDescriptors: [MetricNameDescriptor] {
         [
@@ -77,6 +81,22 @@ final class MetricsExporter: Sendable {
         for descriptor in Self.gaugeDescriptors { gauges[descriptor.name] = registry.makeGauge(descriptor: descriptor) }
         self.counters = counters
         self.gauges = gauges
+        var liveViewers: [LiveCounters.Kind: Gauge] = [:]
+        var liveBytes: [LiveCounters.Kind: Counter] = [:]
+        var liveSkips: [LiveCounters.Kind: Counter] = [:]
+        for kind in LiveCounters.Kind.allCases {
+            let labels = [("kind", kind.rawValue)]
+            liveViewers[kind] = registry.makeGauge(
+                descriptor: Self.metric("live_viewers", unit: "", help: "Live video viewers connected now"), labels: labels)
+            liveBytes[kind] = registry.makeCounter(
+                descriptor: Self.metric("live_sent", unit: "bytes_total", help: "Bytes of live video sent"), labels: labels)
+            liveSkips[kind] = registry.makeCounter(
+                descriptor: Self.metric("live_skips", unit: "total", help: "Times a live viewer fell behind and skipped to the next keyframe"),
+                labels: labels)
+        }
+        self.liveViewers = liveViewers
+        self.liveBytes = liveBytes
+        self.liveSkips = liveSkips
         detectorInfo = registry.makeGauge(
             name: "allspark_privacy_detector_info", labels: [("detector", services.privacy.detector)],
             help: "The face detector the privacy pass searches with (label detector)")
@@ -112,12 +132,26 @@ final class MetricsExporter: Sendable {
             "allspark_upload_bytes_total": services.uploads.bytesUploaded,
             "allspark_upload_files_total": Int64(services.uploads.filesUploaded),
         ]
+        var liveTotals: [(key: String, counter: Counter?, total: Int64)] = []
+        for kind in LiveCounters.Kind.allCases {
+            let live = services.liveVideo.totals(kind)
+            liveViewers[kind]?.set(to: Double(live.viewers))
+            liveTotals.append(("live_bytes_\(kind)", liveBytes[kind], Int64(live.bytesSent)))
+            liveTotals.append(("live_skips_\(kind)", liveSkips[kind], Int64(live.skips)))
+        }
         exported.withLock { exported in
             for (name, total) in totals {
                 let delta = total - exported[name, default: 0]
                 if delta > 0 {
                     counters[name]?.increment(by: delta)
                     exported[name] = total
+                }
+            }
+            for (key, counter, total) in liveTotals {
+                let delta = total - exported[key, default: 0]
+                if delta > 0 {
+                    counter?.increment(by: delta)
+                    exported[key] = total
                 }
             }
         }

@@ -6,6 +6,8 @@ public struct NodeServices: Sendable {
     public let live: LiveConfiguration
     public let store: ChunkStore
     public let recorder: Recorder
+    /// The live video the recorder feeds (fMP4 for the dashboard, LL-HLS, RTSP).
+    public let liveVideo: LiveVideo
     public let peers: PeerRegistry
     public let uploads: UploadCounters
     public let privacy: PrivacyCounters
@@ -19,7 +21,7 @@ public struct NodeServices: Sendable {
     public let startedAtMonotonicMs: Int64
 
     public init(
-        live: LiveConfiguration, store: ChunkStore, recorder: Recorder, privacy: PrivacyCounters,
+        live: LiveConfiguration, store: ChunkStore, recorder: Recorder, liveVideo: LiveVideo, privacy: PrivacyCounters,
         peers: PeerRegistry = PeerRegistry(), uploads: UploadCounters = UploadCounters(),
         uplinkState: UplinkStateBox = UplinkStateBox(), access: AccessPolicy = .open, archive: ChunkArchive? = nil
     ) {
@@ -28,6 +30,7 @@ public struct NodeServices: Sendable {
         self.live = live
         self.store = store
         self.recorder = recorder
+        self.liveVideo = liveVideo
         self.privacy = privacy
         self.peers = peers
         self.uploads = uploads

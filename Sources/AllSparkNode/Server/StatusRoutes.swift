@@ -91,6 +91,7 @@ struct StatusRoutes {
             "clock": clockStatus(health.clock, config: config),
             "archive": services.archive?.statusJSON() ?? .object(["enabled": .bool(false)]),
             "announcement": .string(services.announcer.state),
+            "live": services.liveVideo.statusJSON(),
             "uploads": .object([
                 "bytes": .number(Double(services.uploads.bytesUploaded)),
                 "files": .number(Double(services.uploads.filesUploaded)),

@@ -1,0 +1,120 @@
+import CFFmpeg
+
+/// libavformat's MP4 muxer writing fragmented MP4 into memory through a custom AVIOContext:
+/// `init` yields the initialisation segment (ftyp + moov), each `fragment(of:)` one
+/// moof + mdat holding exactly one frame (`frag_custom`, flushed after every packet), so a
+/// frame leaves the muxer the moment it is written. One muxer per encoder session.
+final class MemoryFragmentMuxer {
+    private var context: UnsafeMutablePointer<AVFormatContext>?
+    private var ioContext: UnsafeMutablePointer<AVIOContext>?
+    private let sink: ByteSink
+    private var streamTimeBase = H264Encoder.timeBase
+    private let packet: UnsafeMutablePointer<AVPacket>
+    let initializationSegment: [UInt8]
+
+    /// Collects what the muxer writes between two `take()` calls.
+    final class ByteSink {
+        var bytes: [UInt8] = []
+        func take() -> [UInt8] {
+            defer { bytes.removeAll(keepingCapacity: true) }
+            return bytes
+        }
+    }
+
+    init(parameters: LiveStreamParameters) throws {
+        sink = ByteSink()
+        sink.bytes.reserveCapacity(256 << 10)
+        guard let allocatedPacket = av_packet_alloc() else { throw LibavError("allocating a packet", code: allspark_averror(ENOMEM)) }
+        packet = allocatedPacket
+        var allocated: UnsafeMutablePointer<AVFormatContext>?
+        do {
+            try checkLibav(avformat_alloc_output_context2(&allocated, nil, "mp4", nil), "creating the live mp4 muxer")
+            context = allocated
+            guard let context, let stream = avformat_new_stream(context, nil) else {
+                throw LibavError("adding the live video stream", code: allspark_averror(ENOMEM))
+            }
+            let codecParameters = stream.pointee.codecpar!
+            codecParameters.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+            codecParameters.pointee.codec_id = AV_CODEC_ID_H264
+            codecParameters.pointee.width = Int32(parameters.width)
+            codecParameters.pointee.height = Int32(parameters.height)
+            codecParameters.pointee.format = AV_PIX_FMT_YUV420P.rawValue
+            let padding = Int(AV_INPUT_BUFFER_PADDING_SIZE)
+            guard let extradata = av_mallocz(parameters.extradata.count + padding)?.assumingMemoryBound(to: UInt8.self) else {
+                throw LibavError("allocating extradata", code: allspark_averror(ENOMEM))
+            }
+            extradata.update(from: parameters.extradata, count: parameters.extradata.count)
+            codecParameters.pointee.extradata = extradata
+            codecParameters.pointee.extradata_size = Int32(parameters.extradata.count)
+            stream.pointee.time_base = H264Encoder.timeBase
+            stream.pointee.avg_frame_rate = av_d2q(parameters.fps, 1001 * 1000)
+
+            let bufferSize: Int32 = 64 << 10
+            guard let ioBuffer = av_malloc(Int(bufferSize)) else { throw LibavError("allocating the live AVIO buffer", code: allspark_averror(ENOMEM)) }
+            ioContext = avio_alloc_context(
+                ioBuffer.assumingMemoryBound(to: UInt8.self), bufferSize, 1, Unmanaged.passUnretained(sink).toOpaque(), nil,
+                { opaque, buffer, size in
+                    guard let opaque, let buffer, size > 0 else { return size }
+                    let sink = Unmanaged<ByteSink>.fromOpaque(opaque).takeUnretainedValue()
+                    sink.bytes.append(contentsOf: UnsafeBufferPointer(start: buffer, count: Int(size)))
+                    return size
+                }, nil)
+            guard ioContext != nil else {
+                av_free(ioBuffer)
+                throw LibavError("allocating the live AVIO context", code: allspark_averror(ENOMEM))
+            }
+            context.pointee.pb = ioContext
+            context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+            var options: OpaquePointer?
+            defer { av_dict_free(&options) }
+            // frag_custom: a fragment ends where we flush it, after every frame.
+            av_dict_set(&options, "movflags", "frag_custom+empty_moov+default_base_moof+omit_tfhd_offset", 0)
+            try checkLibav(avformat_write_header(context, &options), "writing the live init segment")
+            avio_flush(ioContext)
+            streamTimeBase = stream.pointee.time_base
+            initializationSegment = sink.take()
+        } catch {
+            Self.release(context: &context, ioContext: &ioContext)
+            var owned: UnsafeMutablePointer<AVPacket>? = allocatedPacket
+            av_packet_free(&owned)
+            throw error
+        }
+    }
+
+    deinit {
+        Self.release(context: &context, ioContext: &ioContext)
+        var owned: UnsafeMutablePointer<AVPacket>? = packet
+        av_packet_free(&owned)
+    }
+
+    private static func release(context: inout UnsafeMutablePointer<AVFormatContext>?, ioContext: inout UnsafeMutablePointer<AVIOContext>?) {
+        if let context {
+            context.pointee.pb = nil
+            avformat_free_context(context)
+        }
+        context = nil
+        if ioContext != nil {
+            av_freep(&ioContext!.pointee.buffer)
+            avio_context_free(&ioContext)
+        }
+    }
+
+    /// One moof + mdat for one access unit. `ptsMs` counts from the session's first frame.
+    func fragment(of accessUnit: UnsafeBufferPointer<UInt8>, ptsMs: Int64, durationMs: Int64, isKeyframe: Bool) throws -> [UInt8] {
+        guard let context else { throw LibavError("the live muxer is closed", code: allspark_averror(EINVAL)) }
+        try checkLibav(av_new_packet(packet, Int32(accessUnit.count)), "allocating a live packet")
+        defer { av_packet_unref(packet) }
+        packet.pointee.data.update(from: accessUnit.baseAddress!, count: accessUnit.count)
+        packet.pointee.pts = ptsMs
+        packet.pointee.dts = ptsMs
+        packet.pointee.duration = durationMs
+        packet.pointee.stream_index = 0
+        if isKeyframe { packet.pointee.flags |= AV_PKT_FLAG_KEY }
+        av_packet_rescale_ts(packet, H264Encoder.timeBase, streamTimeBase)
+        try checkLibav(av_write_frame(context, packet), "muxing a live frame")
+        // A null packet ends the fragment under frag_custom.
+        try checkLibav(av_write_frame(context, nil), "ending a live fragment")
+        avio_flush(ioContext)
+        return sink.take()
+    }
+}

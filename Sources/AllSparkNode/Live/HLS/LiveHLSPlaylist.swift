@@ -1,0 +1,191 @@
+import Foundation
+import NIOCore
+import Synchronization
+
+/// The LL-HLS media playlist over the live fragments: segments start at keyframes (one GOP,
+/// `encoder.keyframeIntervalMs`), split into parts of about `partTargetMs` that may end at
+/// any frame; parts that start with a keyframe are INDEPENDENT. Parts are named by a running
+/// number, not by segment: whether the next part opens a segment is known only when its
+/// first frame comes, and the preload hint must name it before. Holds the last
+/// `segmentWindow` segments; requests for a part or playlist not there yet wait for it.
+final class LiveHLSPlaylist: Sendable {
+    struct Part: Sendable {
+        var id = 0
+        var durationMs: Int64 = 0
+        var independent = false
+        var bytes = ByteBuffer()
+        var frames = 0
+    }
+
+    struct Segment: Sendable {
+        let sequence: Int
+        let firstCaptureMs: Int64
+        var parts: [Part] = []
+        /// The part being filled; complete parts only are listed.
+        var open = Part()
+        var complete = false
+        var durationMs: Int64 { parts.reduce(0) { $0 + $1.durationMs } }
+    }
+
+    private struct State {
+        var session: LiveSessionStart?
+        var segments: [Segment] = []
+        var nextSequence = 0
+        var discontinuitySequence = 0
+        /// The number of the part being filled (the preload hint's).
+        var nextPartId = 0
+    }
+
+    let partTargetMs: Int64
+    /// Whole seconds; a segment reaching it ends even between keyframes.
+    let targetDurationSeconds: Int
+    let segmentWindow: Int
+    private let state = Mutex(State())
+    let updates = LiveUpdateSignal()
+
+    init(keyframeIntervalMs: Int, partTargetMs: Int64 = 200, segmentWindow: Int = 6) {
+        self.partTargetMs = partTargetMs
+        targetDurationSeconds = max(1, Int((Double(keyframeIntervalMs) * 1.5 / 1000).rounded(.up)))
+        self.segmentWindow = segmentWindow
+    }
+
+    var session: LiveSessionStart? { state.withLock { $0.session } }
+
+    func begin(_ session: LiveSessionStart) {
+        state.withLock { state in
+            if !state.segments.isEmpty { state.discontinuitySequence += 1 }
+            state.segments.removeAll()
+            state.session = session
+        }
+        updates.bump()
+    }
+
+    func append(captureMs: Int64, durationMs: Int64, isKeyframe: Bool, mp4: ByteBuffer) {
+        let partTargetMs = partTargetMs
+        let targetMs = Int64(targetDurationSeconds) * 1000
+        state.withLock { state in
+            if state.segments.isEmpty || isKeyframe
+                || state.segments[state.segments.count - 1].durationMs + durationMs > targetMs
+            {
+                if !state.segments.isEmpty { Self.close(&state.segments[state.segments.count - 1], nextPartId: &state.nextPartId) }
+                state.segments.append(Segment(sequence: state.nextSequence, firstCaptureMs: captureMs))
+                state.nextSequence += 1
+                if state.segments.count > segmentWindow + 1 { state.segments.removeFirst(state.segments.count - segmentWindow - 1) }
+            }
+            let last = state.segments.count - 1
+            var part = state.segments[last].open
+            if part.frames == 0 { part.independent = isKeyframe }
+            var mp4 = mp4
+            part.bytes.writeBuffer(&mp4)
+            part.durationMs += durationMs
+            part.frames += 1
+            state.segments[last].open = part
+            // A part ends once it reaches the target (within a millisecond of rounding).
+            if part.durationMs >= partTargetMs - 1 {
+                part.id = state.nextPartId
+                state.nextPartId += 1
+                state.segments[last].parts.append(part)
+                state.segments[last].open = Part()
+            }
+        }
+        updates.bump()
+    }
+
+    private static func close(_ segment: inout Segment, nextPartId: inout Int) {
+        if segment.open.frames > 0 {
+            segment.open.id = nextPartId
+            nextPartId += 1
+            segment.parts.append(segment.open)
+        }
+        segment.open = Part()
+        segment.complete = true
+    }
+
+    /// What a playlist request is waiting for: a segment (and part) or later.
+    struct Position: Equatable {
+        let segment: Int
+        let part: Int?
+    }
+
+    enum Availability { case ready, waiting, tooFarAhead }
+
+    func availability(of position: Position) -> Availability {
+        state.withLock { state in
+            guard let last = state.segments.last else { return .waiting }
+            if position.segment > last.sequence + 2 { return .tooFarAhead }
+            if position.segment < last.sequence { return .ready }
+            if position.segment > last.sequence { return .waiting }
+            guard let part = position.part else { return last.complete ? .ready : .waiting }
+            return part < last.parts.count ? .ready : .waiting
+        }
+    }
+
+    enum PartLookup {
+        case found(ByteBuffer)
+        /// The next part to be made: worth waiting for (the preload hint names it).
+        case upcoming
+        case gone
+    }
+
+    func part(_ id: Int) -> PartLookup {
+        state.withLock { state in
+            if id == state.nextPartId { return .upcoming }
+            for segment in state.segments.reversed() {
+                if let part = segment.parts.first(where: { $0.id == id }) { return .found(part.bytes) }
+            }
+            return .gone
+        }
+    }
+
+    /// A complete segment's bytes: its parts in order.
+    func segment(_ sequence: Int) -> [ByteBuffer]? {
+        state.withLock { state in
+            guard let segment = state.segments.first(where: { $0.sequence == sequence }), segment.complete else { return nil }
+            return segment.parts.map(\.bytes)
+        }
+    }
+
+    /// The playlist text; every URI carries `query` (e.g. `?token=…`) when it is not empty.
+    func render(query: String) -> String? {
+        state.withLock { state -> String? in
+            guard let session = state.session, let first = state.segments.first else { return nil }
+            var text = """
+                #EXTM3U
+                #EXT-X-VERSION:9
+                #EXT-X-TARGETDURATION:\(targetDurationSeconds)
+                #EXT-X-PART-INF:PART-TARGET=\(Self.seconds(partTargetMs))
+                #EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK=\(Self.seconds(partTargetMs * 3))
+                #EXT-X-MEDIA-SEQUENCE:\(first.sequence)
+                #EXT-X-DISCONTINUITY-SEQUENCE:\(state.discontinuitySequence)
+                #EXT-X-MAP:URI="init-\(session.parameters.session).mp4\(query)"
+
+                """
+            // Parts are listed for the newest segments only, as the specification allows.
+            let partsFrom = state.segments.count - 3
+            for (position, segment) in state.segments.enumerated() {
+                text += "#EXT-X-PROGRAM-DATE-TIME:\(Self.iso8601(segment.firstCaptureMs))\n"
+                if position >= partsFrom {
+                    for part in segment.parts {
+                        text += "#EXT-X-PART:DURATION=\(Self.seconds(part.durationMs)),URI=\"part-\(part.id).mp4\(query)\""
+                        text += part.independent ? ",INDEPENDENT=YES\n" : "\n"
+                    }
+                }
+                if segment.complete {
+                    text += "#EXTINF:\(Self.seconds(segment.durationMs)),\nseg-\(segment.sequence).mp4\(query)\n"
+                }
+            }
+            text += "#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"part-\(state.nextPartId).mp4\(query)\"\n"
+            return text
+        }
+    }
+
+    static func seconds(_ ms: Int64) -> String {
+        String(format: "%.3f", Double(ms) / 1000)
+    }
+
+    static func iso8601(_ ms: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
+    }
+}

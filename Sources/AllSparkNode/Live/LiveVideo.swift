@@ -1,0 +1,91 @@
+import Logging
+import Synchronization
+import ServiceLifecycle
+
+/// Live video: the recorder's own encoded packets (masked, no second encoder) offered to
+/// viewers as an fMP4 stream for the dashboard (MSE), LL-HLS, and RTSP. The recording loop
+/// only copies each packet into `ring`; everything else happens on the live side's own
+/// threads and tasks, so a viewer never slows the recording.
+public final class LiveVideo: Service, Sendable {
+    let ring = LivePacketRing()
+    let feed = LiveFragmentFeed()
+    let playlist: LiveHLSPlaylist
+    let counters = LiveCounters()
+    let hlsViewers = LiveHLSViewers()
+    private let fragmenter: LiveFragmenter
+    /// A viewer further behind the newest frame than this skips to the next keyframe.
+    let maximumLagMs: Int64 = 1500
+
+    private let rtspPort: Int
+    private let rtspHost: String
+    /// The RTSP password (the API token); nil: RTSP is open (`server.auth: none`).
+    private let rtspPassword: String?
+    private let rtsp = Mutex<RTSPServer?>(nil)
+    private let logger: Logger
+
+    /// - Parameter rtspPassword: the token RTSP clients give as the password of user
+    ///   `allspark`; nil opens RTSP to everyone.
+    public init(config: NodeConfig, rtspPassword: String?, logger: Logger) {
+        playlist = LiveHLSPlaylist(keyframeIntervalMs: config.encoder.keyframeIntervalMs)
+        fragmenter = LiveFragmenter(ring: ring, feed: feed, playlist: playlist, counters: counters, logger: logger)
+        rtspPort = config.server.rtspPort
+        rtspHost = config.server.host
+        self.rtspPassword = rtspPassword
+        self.logger = logger
+    }
+
+    var tap: any LivePacketTap { ring }
+
+    /// The access token was rotated: RTSP takes the new one as its password.
+    func tokenRotated(to token: String?) {
+        guard let token, rtspPassword != nil, let server = rtsp.withLock({ $0 }) else { return }
+        server.setPassword(token)
+    }
+
+    func totals(_ kind: LiveCounters.Kind) -> LiveCounters.Totals {
+        if kind == .hls { counters.of(.hls).viewers.store(hlsViewers.active(), ordering: .relaxed) }
+        if kind == .rtsp, let server = rtsp.withLock({ $0 }) {
+            let rtsp = server.counters
+            return LiveCounters.Totals(viewers: Int(rtsp.viewers), bytesSent: Int(rtsp.bytes_pushed), skips: Int(rtsp.skips), dropped: 0)
+        }
+        return counters.totals(kind)
+    }
+
+    /// `live` in /api/status: viewers, bytes sent and skips by kind of viewer.
+    func statusJSON() -> JSONValue {
+        var kinds: [String: JSONValue] = [:]
+        for kind in LiveCounters.Kind.allCases {
+            let totals = totals(kind)
+            kinds[kind.rawValue] = .object([
+                "viewers": .number(Double(totals.viewers)),
+                "bytesSent": .number(Double(totals.bytesSent)),
+                "skips": .number(Double(totals.skips)),
+                "dropped": .number(Double(totals.dropped)),
+            ])
+        }
+        return .object([
+            "viewers": .object(kinds),
+            "fragmenterSkips": .number(Double(counters.fragmenterSkips.load(ordering: .relaxed))),
+        ])
+    }
+
+    public func run() async throws {
+        fragmenter.start()
+        defer { fragmenter.stop() }
+        var feeder: RTSPFeeder?
+        if rtspPort > 0 {
+            do {
+                let server = try RTSPServer(host: rtspHost, port: rtspPort, password: rtspPassword)
+                rtsp.withLock { $0 = server }
+                feeder = RTSPFeeder(ring: ring, server: server)
+                feeder?.start()
+                logger.notice("serving live video over RTSP on rtsp://\(rtspHost):\(rtspPort)/live\(rtspPassword == nil ? "" : " (user allspark, the token as password)")")
+            } catch {
+                logger.error("RTSP is off: \(error) (server.rtspPort)")
+            }
+        }
+        try? await gracefulShutdown()
+        feeder?.stop()
+        rtsp.withLock { $0 = nil }
+    }
+}

@@ -1,0 +1,39 @@
+import CRTSPShim
+
+/// GStreamer's RTSP server serving rtsp://host:port/live (through the CRTSPShim C API), fed
+/// with the recorder's access units. With a password, clients must authenticate (Basic or
+/// Digest); a refused client gets 401 and nothing else.
+final class RTSPServer: @unchecked Sendable {
+    struct StartError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Each client's queue of access units; a client further behind drops to its next keyframe.
+    static let clientQueueBytes = 4 << 20
+    static let user = "allspark"
+    private let server: OpaquePointer
+
+    init(host: String, port: Int, password: String?) throws {
+        var message = [CChar](repeating: 0, count: 512)
+        guard let started = allspark_rtsp_start(host, Int32(port), Self.user, password, Self.clientQueueBytes, &message, message.count) else {
+            throw StartError(description: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        server = started
+    }
+
+    deinit { allspark_rtsp_stop(server) }
+
+    /// One access unit in Annex B form (SPS/PPS in front of a keyframe); never blocks.
+    func push(_ accessUnit: UnsafeBufferPointer<UInt8>, isKeyframe: Bool) {
+        allspark_rtsp_push(server, accessUnit.baseAddress, accessUnit.count, isKeyframe ? 1 : 0)
+    }
+
+    /// A rotated token: the old password stops working and its clients are closed.
+    func setPassword(_ password: String) { allspark_rtsp_set_password(server, password) }
+
+    var counters: allspark_rtsp_counters {
+        var counters = allspark_rtsp_counters()
+        allspark_rtsp_read_counters(server, &counters)
+        return counters
+    }
+}

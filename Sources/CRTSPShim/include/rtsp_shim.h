@@ -1,0 +1,38 @@
+#ifndef ALLSPARK_RTSP_SHIM_H
+#define ALLSPARK_RTSP_SHIM_H
+
+/* A small C API over GStreamer's RTSP server (libgstrtspserver): one mount, /live, whose
+ * media is an appsrc per client fed with H.264 access units by the caller. No RTSP or RTP
+ * is written here: parsing, packetising, sessions and authentication are the library's. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct allspark_rtsp_server allspark_rtsp_server;
+
+typedef struct {
+    int viewers;               /* clients whose media is prepared now */
+    uint64_t bytes_pushed;     /* access-unit bytes handed to the clients' pipelines */
+    uint64_t skips;            /* access units a full client queue refused (it resumes at a keyframe) */
+} allspark_rtsp_counters;
+
+/* Starts serving rtsp://address:port/live on a thread of its own. `password` NULL: no
+ * authentication; otherwise Basic and Digest with `user`/`password`. `queue_bytes` bounds
+ * each client's queue. Returns NULL with a message in `error` when it cannot listen. */
+allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const char *user, const char *password,
+                                          size_t queue_bytes, char *error, size_t error_size);
+
+/* Hands one access unit (Annex B, SPS/PPS in front of keyframes) to every client; a new
+ * client starts at its first keyframe. Never blocks. */
+void allspark_rtsp_push(allspark_rtsp_server *server, const uint8_t *data, size_t size, int keyframe);
+
+/* Accepts `password` instead of the old one (a rotated token) and closes every client, so
+ * none keeps watching on the old one. No effect on a server started without a password. */
+void allspark_rtsp_set_password(allspark_rtsp_server *server, const char *password);
+
+void allspark_rtsp_read_counters(allspark_rtsp_server *server, allspark_rtsp_counters *counters);
+
+/* Closes every client and the listening socket, and frees the server. */
+void allspark_rtsp_stop(allspark_rtsp_server *server);
+
+#endif

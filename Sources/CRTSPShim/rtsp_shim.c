@@ -1,0 +1,232 @@
+#include "rtsp_shim.h"
+
+#include <gst/app/gstappsrc.h>
+#include <gst/gst.h>
+#include <gst/rtsp-server/rtsp-server.h>
+#include <stdio.h>
+#include <string.h>
+
+/* One client's media: its appsrc and whether it waits for a keyframe to start (or restart
+ * after its queue overflowed). */
+typedef struct {
+    GstElement *appsrc;
+    gboolean awaiting_keyframe;
+} client_feed;
+
+/* Owned by the caller and by every media configured from it (a media may be finalised
+ * after the caller stopped the server), so it is reference counted. */
+struct allspark_rtsp_server {
+    gint references;
+    GMainContext *context;
+    GMainLoop *loop;
+    GThread *thread;
+    GstRTSPServer *server;
+    GstRTSPAuth *auth; /* NULL: open */
+    gchar *user;
+    gchar *basic;      /* the Basic credentials accepted now */
+    GMutex lock; /* guards feeds and counters */
+    GPtrArray *feeds;
+    size_t queue_bytes;
+    uint64_t bytes_pushed;
+    uint64_t skips;
+};
+
+static void server_release(allspark_rtsp_server *server) {
+    if (!g_atomic_int_dec_and_test(&server->references)) return;
+    g_ptr_array_unref(server->feeds);
+    g_mutex_clear(&server->lock);
+    g_free(server);
+}
+
+static void media_released(gpointer data, GClosure *closure) {
+    (void)closure;
+    server_release(data);
+}
+
+static void feed_free(gpointer data) {
+    client_feed *feed = data;
+    gst_object_unref(feed->appsrc);
+    g_free(feed);
+}
+
+static void media_unprepared(GstRTSPMedia *media, gpointer user_data) {
+    allspark_rtsp_server *server = user_data;
+    GstElement *element = gst_rtsp_media_get_element(media);
+    GstElement *appsrc = gst_bin_get_by_name_recurse_up(GST_BIN(element), "src");
+    g_mutex_lock(&server->lock);
+    for (guint i = 0; i < server->feeds->len; i++) {
+        client_feed *feed = g_ptr_array_index(server->feeds, i);
+        if (feed->appsrc == appsrc) {
+            g_ptr_array_remove_index_fast(server->feeds, i);
+            break;
+        }
+    }
+    g_mutex_unlock(&server->lock);
+    if (appsrc) gst_object_unref(appsrc);
+    gst_object_unref(element);
+}
+
+static void media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, gpointer user_data) {
+    (void)factory;
+    allspark_rtsp_server *server = user_data;
+    GstElement *element = gst_rtsp_media_get_element(media);
+    GstElement *appsrc = gst_bin_get_by_name_recurse_up(GST_BIN(element), "src");
+    gst_object_unref(element);
+    if (!appsrc) return;
+    GstCaps *caps = gst_caps_from_string("video/x-h264,stream-format=byte-stream,alignment=au");
+    g_object_set(appsrc, "caps", caps, "is-live", TRUE, "format", GST_FORMAT_TIME, "do-timestamp", TRUE, "block", FALSE,
+                 "max-bytes", (guint64)server->queue_bytes, NULL);
+    gst_caps_unref(caps);
+    client_feed *feed = g_new0(client_feed, 1);
+    feed->appsrc = appsrc; /* the reference gst_bin_get_by_name took */
+    feed->awaiting_keyframe = TRUE;
+    g_mutex_lock(&server->lock);
+    g_ptr_array_add(server->feeds, feed);
+    g_mutex_unlock(&server->lock);
+    g_atomic_int_inc(&server->references);
+    g_signal_connect_data(media, "unprepared", G_CALLBACK(media_unprepared), server, media_released, 0);
+}
+
+static gboolean cleanup_sessions(gpointer user_data) {
+    GstRTSPServer *server = user_data;
+    GstRTSPSessionPool *pool = gst_rtsp_server_get_session_pool(server);
+    gst_rtsp_session_pool_cleanup(pool);
+    g_object_unref(pool);
+    return G_SOURCE_CONTINUE;
+}
+
+static void accept_password(allspark_rtsp_server *server, const char *password) {
+    GstRTSPToken *token = gst_rtsp_token_new(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", NULL);
+    server->basic = gst_rtsp_auth_make_basic(server->user, password);
+    gst_rtsp_auth_add_basic(server->auth, server->basic, token);
+    gst_rtsp_auth_add_digest(server->auth, server->user, password, token);
+    gst_rtsp_token_unref(token);
+}
+
+static GstRTSPFilterResult close_client(GstRTSPServer *server, GstRTSPClient *client, gpointer user_data) {
+    (void)server;
+    (void)client;
+    (void)user_data;
+    return GST_RTSP_FILTER_REMOVE;
+}
+
+void allspark_rtsp_set_password(allspark_rtsp_server *server, const char *password) {
+    if (!server->auth) return;
+    gst_rtsp_auth_remove_basic(server->auth, server->basic);
+    g_free(server->basic);
+    gst_rtsp_auth_remove_digest(server->auth, server->user);
+    accept_password(server, password);
+    gst_rtsp_server_client_filter(server->server, close_client, NULL);
+}
+
+static gpointer run_loop(gpointer user_data) {
+    allspark_rtsp_server *server = user_data;
+    g_main_context_push_thread_default(server->context);
+    g_main_loop_run(server->loop);
+    g_main_context_pop_thread_default(server->context);
+    return NULL;
+}
+
+allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const char *user, const char *password,
+                                          size_t queue_bytes, char *error, size_t error_size) {
+    gst_init(NULL, NULL);
+    allspark_rtsp_server *server = g_new0(allspark_rtsp_server, 1);
+    server->references = 1;
+    g_mutex_init(&server->lock);
+    server->feeds = g_ptr_array_new_with_free_func(feed_free);
+    server->queue_bytes = queue_bytes;
+    server->context = g_main_context_new();
+    server->loop = g_main_loop_new(server->context, FALSE);
+    server->server = gst_rtsp_server_new();
+    gchar *service = g_strdup_printf("%d", port);
+    gst_rtsp_server_set_address(server->server, address);
+    gst_rtsp_server_set_service(server->server, service);
+    g_free(service);
+
+    GstRTSPMediaFactory *factory = gst_rtsp_media_factory_new();
+    /* The caller puts SPS/PPS in front of every keyframe, so a client can start at any of
+     * them; the payloader must not add its own: it would put them before every slice of a
+     * multi-slice IDR, and a depacketiser then splits that frame in two. */
+    gst_rtsp_media_factory_set_launch(
+        factory, "( appsrc name=src ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=0 )");
+    gst_rtsp_media_factory_set_shared(factory, FALSE);
+    g_signal_connect(factory, "media-configure", G_CALLBACK(media_configure), server);
+
+    if (password) {
+        server->auth = gst_rtsp_auth_new();
+        server->user = g_strdup(user);
+        gst_rtsp_auth_set_supported_methods(server->auth, GST_RTSP_AUTH_BASIC | GST_RTSP_AUTH_DIGEST);
+        accept_password(server, password);
+        gst_rtsp_server_set_auth(server->server, server->auth);
+        gst_rtsp_media_factory_add_role(factory, "viewer", GST_RTSP_PERM_MEDIA_FACTORY_ACCESS, G_TYPE_BOOLEAN, TRUE,
+                                        GST_RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, G_TYPE_BOOLEAN, TRUE, NULL);
+    }
+    GstRTSPMountPoints *mounts = gst_rtsp_server_get_mount_points(server->server);
+    gst_rtsp_mount_points_add_factory(mounts, "/live", factory);
+    g_object_unref(mounts);
+
+    GError *attach_error = NULL;
+    GSource *listener = gst_rtsp_server_create_source(server->server, NULL, &attach_error);
+    if (!listener) {
+        snprintf(error, error_size, "cannot listen on %s:%d: %s", address, port,
+                 attach_error ? attach_error->message : "unknown error");
+        if (attach_error) g_error_free(attach_error);
+        allspark_rtsp_stop(server);
+        return NULL;
+    }
+    g_source_attach(listener, server->context);
+    g_source_unref(listener);
+    GSource *cleanup = g_timeout_source_new_seconds(2);
+    g_source_set_callback(cleanup, cleanup_sessions, server->server, NULL);
+    g_source_attach(cleanup, server->context);
+    g_source_unref(cleanup);
+    server->thread = g_thread_new("allspark-rtsp", run_loop, server);
+    return server;
+}
+
+void allspark_rtsp_push(allspark_rtsp_server *server, const uint8_t *data, size_t size, int keyframe) {
+    g_mutex_lock(&server->lock);
+    for (guint i = 0; i < server->feeds->len; i++) {
+        client_feed *feed = g_ptr_array_index(server->feeds, i);
+        if (feed->awaiting_keyframe && !keyframe) continue;
+        GstAppSrc *appsrc = GST_APP_SRC(feed->appsrc);
+        if (gst_app_src_get_current_level_bytes(appsrc) + size > server->queue_bytes) {
+            /* The client is not keeping up: drop to its next keyframe rather than queue more. */
+            if (!feed->awaiting_keyframe) server->skips++;
+            feed->awaiting_keyframe = TRUE;
+            continue;
+        }
+        feed->awaiting_keyframe = FALSE;
+        GstBuffer *buffer = gst_buffer_new_memdup(data, size);
+        if (!keyframe) GST_BUFFER_FLAG_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT);
+        if (gst_app_src_push_buffer(appsrc, buffer) == GST_FLOW_OK) server->bytes_pushed += size;
+    }
+    g_mutex_unlock(&server->lock);
+}
+
+void allspark_rtsp_read_counters(allspark_rtsp_server *server, allspark_rtsp_counters *counters) {
+    g_mutex_lock(&server->lock);
+    counters->viewers = (int)server->feeds->len;
+    counters->bytes_pushed = server->bytes_pushed;
+    counters->skips = server->skips;
+    g_mutex_unlock(&server->lock);
+}
+
+void allspark_rtsp_stop(allspark_rtsp_server *server) {
+    if (!server) return;
+    if (server->server) gst_rtsp_server_client_filter(server->server, close_client, NULL);
+    if (server->thread) {
+        g_main_loop_quit(server->loop);
+        g_thread_join(server->thread);
+    }
+    if (server->server) g_object_unref(server->server);
+    if (server->auth) g_object_unref(server->auth);
+    g_free(server->user);
+    g_free(server->basic);
+    g_main_loop_unref(server->loop);
+    g_main_context_unref(server->context);
+    g_mutex_lock(&server->lock);
+    g_ptr_array_set_size(server->feeds, 0);
+    g_mutex_unlock(&server->lock);
+    server_release(server);
+}

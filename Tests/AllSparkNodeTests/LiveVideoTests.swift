@@ -1,0 +1,164 @@
+import CFFmpeg
+import Foundation
+import Logging
+import NIOCore
+import Testing
+
+@testable import AllSparkNode
+
+@Suite("live video")
+struct LiveVideoTests {
+    /// A packet whose bytes all equal its sequence number (mod 256), so a read can be checked.
+    private func publish(_ ring: LivePacketRing, count: Int, bytes: Int, keyframeEvery: Int, from first: Int = 1) {
+        for index in first..<(first + count) {
+            let packet = [UInt8](repeating: UInt8(index % 256), count: bytes)
+            packet.withUnsafeBytes {
+                ring.publish($0, captureMs: Int64(index) * 100, durationMs: 100, isKeyframe: (index - 1) % keyframeEvery == 0)
+            }
+        }
+    }
+
+    private func beginSession(_ ring: LivePacketRing) {
+        let sps: [UInt8] = [0, 0, 0, 1, 0x67, 0x64, 0x00, 0x1F, 0xAC]
+        sps.withUnsafeBufferPointer { ring.beginSession(width: 64, height: 64, fps: 10, extradata: $0) }
+    }
+
+    @Test("the ring hands out packets as published, and a lapped reader resumes at a keyframe")
+    func ringLapsToAKeyframe() {
+        let ring = LivePacketRing(byteCapacity: 1000, slotCount: 64)
+        beginSession(ring)
+        publish(ring, count: 25, bytes: 90, keyframeEvery: 5)
+        var buffer: [UInt8] = []
+        // 1000 bytes hold 11 packets of 90: the newest 11 (15...25) are readable, intact.
+        for sequence in UInt64(15)...25 {
+            guard case .packet(let info) = ring.read(sequence, into: &buffer) else {
+                Issue.record("packet \(sequence) should still be held")
+                continue
+            }
+            #expect(info.byteCount == 90 && info.captureMs == Int64(sequence) * 100)
+            #expect(buffer.prefix(90).allSatisfy { $0 == UInt8(sequence) })
+        }
+        #expect(ring.read(26, into: &buffer) == .pending)
+        // Packet 3 was overwritten; the first keyframe still held is 16 (1, 6, 11, 16, 21 are keyframes).
+        #expect(ring.read(3, into: &buffer) == .lapped(resumeAt: 16))
+        #expect(ring.newestKeyframe() == 21)
+    }
+
+    @Test("packets of mixed sizes survive wrap-around; slots bound the count too")
+    func ringWrapsWithoutCorruption() {
+        let ring = LivePacketRing(byteCapacity: 4096, slotCount: 8)
+        beginSession(ring)
+        var buffer: [UInt8] = []
+        for index in 1...200 {
+            let size = 50 + (index * 37) % 700
+            let packet = [UInt8](repeating: UInt8(index % 256), count: size)
+            packet.withUnsafeBytes { ring.publish($0, captureMs: Int64(index), durationMs: 1, isKeyframe: index % 10 == 1) }
+            // Every packet still held reads back whole and unchanged.
+            var held = 0
+            for sequence in UInt64(max(1, index - 10))...UInt64(index) {
+                if case .packet(let info) = ring.read(sequence, into: &buffer) {
+                    held += 1
+                    #expect(buffer.prefix(info.byteCount).allSatisfy { $0 == UInt8(sequence % 256) })
+                    #expect(info.byteCount == 50 + (Int(sequence) * 37) % 700)
+                }
+            }
+            #expect(held >= 1 && held <= 8)
+        }
+    }
+
+    @Test("packets before the first session are not offered (no decoder could use them)")
+    func ringNeedsASession() {
+        let ring = LivePacketRing(byteCapacity: 1000, slotCount: 8)
+        publish(ring, count: 3, bytes: 10, keyframeEvery: 1)
+        var buffer: [UInt8] = []
+        #expect(ring.read(1, into: &buffer) != .pending)
+        if case .packet = ring.read(1, into: &buffer) { Issue.record("a packet without a session was offered") }
+    }
+
+    private func sessionStart() -> LiveSessionStart {
+        LiveSessionStart(
+            parameters: LiveStreamParameters(session: 1, width: 64, height: 64, fps: 30, extradata: []),
+            initializationSegment: ByteBuffer(string: "init"), codecs: "avc1.64001F")
+    }
+
+    @Test("LL-HLS: 200 ms parts, INDEPENDENT keyframe parts, segments at keyframes, tokens on every URI")
+    func playlistParts() throws {
+        let playlist = LiveHLSPlaylist(keyframeIntervalMs: 1000)
+        playlist.begin(sessionStart())
+        // 2.5 s at 30 fps (33/34 ms frames), a keyframe every 30 frames.
+        for frame in 0..<75 {
+            playlist.append(
+                captureMs: Int64(frame) * 1000 / 30, durationMs: frame % 3 == 2 ? 34 : 33, isKeyframe: frame % 30 == 0,
+                mp4: ByteBuffer(string: "f\(frame);"))
+        }
+        let text = try #require(playlist.render(query: "?token=a%2Fb"))
+        #expect(text.contains("#EXT-X-TARGETDURATION:2"))
+        #expect(text.contains("#EXT-X-MAP:URI=\"init-1.mp4?token=a%2Fb\""))
+        #expect(text.contains("#EXTINF:1.000,\nseg-0.mp4?token=a%2Fb"))
+        // Parts are numbered across segments: segment 1 (frames 30...59) holds parts 5...9.
+        #expect(text.contains("#EXT-X-PART:DURATION=0.200,URI=\"part-5.mp4?token=a%2Fb\",INDEPENDENT=YES"))
+        #expect(text.contains("#EXT-X-PART:DURATION=0.200,URI=\"part-6.mp4?token=a%2Fb\"\n"))
+        // Frames 60...74: parts 10 and 11 complete (12 frames), frames 72...74 still filling part 12.
+        #expect(text.hasSuffix("#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"part-12.mp4?token=a%2Fb\"\n"))
+        guard case .found(let part) = playlist.part(11) else {
+            Issue.record("part 11 should exist")
+            return
+        }
+        #expect(String(buffer: part) == (66..<72).map { "f\($0);" }.joined())
+        let segment = try #require(playlist.segment(1))
+        #expect(segment.map { String(buffer: $0) }.joined() == (30..<60).map { "f\($0);" }.joined())
+        #expect(playlist.segment(2) == nil, "the open segment is not served whole")
+        guard case .upcoming = playlist.part(12) else {
+            Issue.record("the hinted part should be upcoming")
+            return
+        }
+        #expect(playlist.availability(of: .init(segment: 2, part: 1)) == .ready)
+        #expect(playlist.availability(of: .init(segment: 2, part: 2)) == .waiting)
+        #expect(playlist.availability(of: .init(segment: 5, part: 0)) == .tooFarAhead)
+    }
+
+    @Test("libavformat's fMP4 in memory: an init segment, then one moof+mdat per frame, that ffprobe reads")
+    func fragmentsFromTheEncoder() throws {
+        let encoder = try H264Encoder(settings: EncoderSettings(), width: 64, height: 64, fps: 10, logger: Logger(label: "test.live"))
+        let context = try #require(encoder.context)
+        let extradata = Array(UnsafeBufferPointer(start: context.pointee.extradata, count: Int(context.pointee.extradata_size)))
+        #expect(H264CodecString.from(extradata: extradata)?.hasPrefix("avc1.") == true)
+        let muxer = try MemoryFragmentMuxer(
+            parameters: LiveStreamParameters(session: 1, width: 64, height: 64, fps: 10, extradata: extradata))
+        #expect(Array(muxer.initializationSegment[4..<8]) == Array("ftyp".utf8))
+        let frame = try OwnedFrame(width: 64, height: 64, format: AV_PIX_FMT_YUV420P)
+        var file = muxer.initializationSegment
+        var fragments = 0
+        let packet = av_packet_alloc()!
+        defer {
+            var owned: UnsafeMutablePointer<AVPacket>? = packet
+            av_packet_free(&owned)
+        }
+        for index in 0...20 {
+            if index < 20 {
+                for plane in 0..<3 {
+                    memset(frame.plane(plane)!, Int32(index * 10 + plane * 40), frame.lineSize(plane) * (plane == 0 ? 64 : 32))
+                }
+                frame.pointer.pointee.pts = Int64(index) * 100
+                try encoder.send(frame.pointer)
+            } else {
+                try encoder.send(nil)
+            }
+            while try encoder.receive(into: packet) {
+                let bytes = UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))
+                let fragment = try muxer.fragment(
+                    of: bytes, ptsMs: packet.pointee.pts, durationMs: 100, isKeyframe: packet.pointee.flags & AV_PKT_FLAG_KEY != 0)
+                #expect(Array(fragment[4..<8]) == Array("moof".utf8))
+                file += fragment
+                fragments += 1
+                av_packet_unref(packet)
+            }
+        }
+        #expect(fragments == 20)
+        let path = try TestFiles.makeDirectory("live-fmp4").appendingPathComponent("live.mp4")
+        try Data(file).write(to: path)
+        let probe = try TestFiles.run(
+            "/usr/bin/ffprobe", ["-v", "error", "-count_frames", "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path.path])
+        #expect(probe.output.trimmingCharacters(in: .whitespacesAndNewlines) == String(fragments))
+    }
+}
