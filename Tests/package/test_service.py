@@ -13,6 +13,7 @@ import pytest
 
 MAIN = "allspark-node.service"
 MAIN_PORT = 18190
+MAIN_RTSP_PORT = 18554
 INSTANCES = {"cam1": 18191, "cam2": 18192}
 STORE = "/var/lib/allspark-node"
 # A light recording, so three nodes share two cores with the rest of the test run.
@@ -72,7 +73,8 @@ def test_install_starts_a_recording_serving_service(debian, package_file):
     # environment file (the shipped yaml stays as the package made it).
     debian.run("mkdir -p /etc/allspark-node")
     env = "".join(f"{environment_name(key)}={value}\n" for key, value in LIGHT.items())
-    debian.path("/etc/allspark-node/allspark-node.env").write_text(env + f"ALLSPARK_SERVER_PORT={MAIN_PORT}\n")
+    debian.path("/etc/allspark-node/allspark-node.env").write_text(
+        env + f"ALLSPARK_SERVER_PORT={MAIN_PORT}\nALLSPARK_SERVER_RTSP_PORT={MAIN_RTSP_PORT}\n")
     started = time.monotonic()
     debian.run(f"apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends /root/{deb.name}", timeout=900)
     print(f"apt-get install with dependencies: {time.monotonic() - started:.0f} s")
@@ -114,6 +116,17 @@ def test_root_reads_the_token_and_it_opens_the_api(debian):
     assert owner == "allspark-node 600"
 
 
+def test_live_video_plays_under_the_hardened_unit(debian):
+    token = state["token"]
+    probe = ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0"]
+    rtsp = subprocess.run(probe + ["-rtsp_transport", "tcp", f"rtsp://allspark:{token}@127.0.0.1:{MAIN_RTSP_PORT}/live"],
+                          capture_output=True, text=True, timeout=120)
+    assert rtsp.stdout.strip() == "h264,320,180", rtsp.stderr
+    hls = subprocess.run(probe + [f"http://127.0.0.1:{MAIN_PORT}/live/index.m3u8?token={token}"],
+                         capture_output=True, text=True, timeout=120)
+    assert hls.stdout.strip().startswith("h264,320,180"), hls.stderr
+
+
 def test_service_runs_as_its_own_user_with_the_video_group(debian):
     pid = main_pid(debian, MAIN)
     status = debian.run(f"cat /proc/{pid}/status").stdout
@@ -137,7 +150,7 @@ def test_logs_reach_the_journal_with_priorities_and_no_colours(debian):
 
 def test_two_template_instances_record_side_by_side(debian):
     for name, port in INSTANCES.items():
-        yaml = "".join(f"{key}: {value}\n" for key, value in LIGHT.items()) + f"server:\n  port: {port}\n"
+        yaml = "".join(f"{key}: {value}\n" for key, value in LIGHT.items()) + f"server:\n  port: {port}\n  rtspPort: {port + 400}\n"
         debian.path(f"/etc/allspark-node/{name}.yaml").write_text(yaml)
     debian.run("systemctl enable --now allspark-node@cam1.service allspark-node@cam2.service")
     for name, port in INSTANCES.items():
