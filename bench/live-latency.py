@@ -28,7 +28,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from live_node import LiveNode, bench_arguments, frame_md5s, percentile
+from live_node import REPO, LiveNode, bench_arguments, frame_md5s, percentile
 
 sys.path.insert(0, str(REPO / "Tests/web"))
 

@@ -11,6 +11,11 @@
 typedef struct {
     GstElement *appsrc;
     gboolean awaiting_keyframe;
+    /* Buffer times follow capture times, from the client's first frame on: frames the
+     * privacy delay line releases together still play at the pace they were captured. */
+    gboolean started;
+    uint64_t first_capture_ns;
+    GstClockTime first_running_time;
 } client_feed;
 
 /* Owned by the caller and by every media configured from it (a media may be finalised
@@ -74,7 +79,7 @@ static void media_configure(GstRTSPMediaFactory *factory, GstRTSPMedia *media, g
     gst_object_unref(element);
     if (!appsrc) return;
     GstCaps *caps = gst_caps_from_string("video/x-h264,stream-format=byte-stream,alignment=au");
-    g_object_set(appsrc, "caps", caps, "is-live", TRUE, "format", GST_FORMAT_TIME, "do-timestamp", TRUE, "block", FALSE,
+    g_object_set(appsrc, "caps", caps, "is-live", TRUE, "format", GST_FORMAT_TIME, "do-timestamp", FALSE, "block", FALSE,
                  "max-bytes", (guint64)server->queue_bytes, NULL);
     gst_caps_unref(caps);
     client_feed *feed = g_new0(client_feed, 1);
@@ -184,7 +189,7 @@ allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const c
     return server;
 }
 
-void allspark_rtsp_push(allspark_rtsp_server *server, const uint8_t *data, size_t size, int keyframe) {
+void allspark_rtsp_push(allspark_rtsp_server *server, const uint8_t *data, size_t size, uint64_t capture_ns, int keyframe) {
     g_mutex_lock(&server->lock);
     for (guint i = 0; i < server->feeds->len; i++) {
         client_feed *feed = g_ptr_array_index(server->feeds, i);
@@ -197,7 +202,15 @@ void allspark_rtsp_push(allspark_rtsp_server *server, const uint8_t *data, size_
             continue;
         }
         feed->awaiting_keyframe = FALSE;
+        if (!feed->started) {
+            GstClockTime now = gst_element_get_current_running_time(feed->appsrc);
+            feed->first_running_time = GST_CLOCK_TIME_IS_VALID(now) ? now : 0;
+            feed->first_capture_ns = capture_ns;
+            feed->started = TRUE;
+        }
         GstBuffer *buffer = gst_buffer_new_memdup(data, size);
+        if (capture_ns >= feed->first_capture_ns)
+            GST_BUFFER_PTS(buffer) = feed->first_running_time + (capture_ns - feed->first_capture_ns);
         if (!keyframe) GST_BUFFER_FLAG_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT);
         if (gst_app_src_push_buffer(appsrc, buffer) == GST_FLOW_OK) server->bytes_pushed += size;
     }

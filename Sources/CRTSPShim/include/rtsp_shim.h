@@ -22,9 +22,10 @@ typedef struct {
 allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const char *user, const char *password,
                                           size_t queue_bytes, char *error, size_t error_size);
 
-/* Hands one access unit (Annex B, SPS/PPS in front of keyframes) to every client; a new
- * client starts at its first keyframe. Never blocks. */
-void allspark_rtsp_push(allspark_rtsp_server *server, const uint8_t *data, size_t size, int keyframe);
+/* Hands one access unit (Annex B, SPS/PPS in front of keyframes), captured at `capture_ns`
+ * (any epoch, increasing), to every client; a new client starts at its first keyframe.
+ * Never blocks. */
+void allspark_rtsp_push(allspark_rtsp_server *server, const uint8_t *data, size_t size, uint64_t capture_ns, int keyframe);
 
 /* Accepts `password` instead of the old one (a rotated token) and closes every client, so
  * none keeps watching on the old one. No effect on a server started without a password. */

@@ -59,7 +59,7 @@ final class RTSPFeeder: Sendable {
                 accessUnit.removeAll(keepingCapacity: true)
                 if info.isKeyframe { accessUnit.append(contentsOf: headers) }
                 accessUnit.append(contentsOf: packet[0..<info.byteCount])
-                accessUnit.withUnsafeBufferPointer { server.push($0, isKeyframe: info.isKeyframe) }
+                accessUnit.withUnsafeBufferPointer { server.push($0, captureMs: info.captureMs, isKeyframe: info.isKeyframe) }
             }
         }
     }

@@ -24,8 +24,8 @@ final class RTSPServer: @unchecked Sendable {
     deinit { allspark_rtsp_stop(server) }
 
     /// One access unit in Annex B form (SPS/PPS in front of a keyframe); never blocks.
-    func push(_ accessUnit: UnsafeBufferPointer<UInt8>, isKeyframe: Bool) {
-        allspark_rtsp_push(server, accessUnit.baseAddress, accessUnit.count, isKeyframe ? 1 : 0)
+    func push(_ accessUnit: UnsafeBufferPointer<UInt8>, captureMs: Int64, isKeyframe: Bool) {
+        allspark_rtsp_push(server, accessUnit.baseAddress, accessUnit.count, UInt64(max(0, captureMs)) * 1_000_000, isKeyframe ? 1 : 0)
     }
 
     /// A rotated token: the old password stops working and its clients are closed.
