@@ -27,6 +27,13 @@ def package_file():
     return Path(found[-1])
 
 
+def process_name(pid):
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return None
+
+
 class BootedDebian:
     """A booted Debian 12 container: run commands in it, read its files from the host."""
 
@@ -42,14 +49,21 @@ class BootedDebian:
             ["systemd-nspawn", "-q", "-D", str(self.root), "--boot", "--register=no", "--keep-unit", "--console=pipe"],
             stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + BOOT_TIMEOUT_S
-        while time.monotonic() < deadline and self.leader is None:
-            children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout.split()
-            self.leader = int(children[0]) if children else None
+        state = ""
+        while time.monotonic() < deadline and state not in ("running", "degraded"):
             if self.process.poll() is not None:
-                pytest.fail(f"systemd-nspawn ended at once; see {self.log_path}")
-            time.sleep(0.2)
-        state = self.run("systemctl is-system-running --wait", check=False, timeout=BOOT_TIMEOUT_S).stdout.strip()
-        assert state in ("running", "degraded"), f"the container did not boot: {state}"
+                pytest.fail(f"systemd-nspawn ended; see {self.log_path}")
+            # The container's PID 1 is nspawn's child once that child is systemd (a loaded
+            # machine shows the child before it has become systemd).
+            children = subprocess.run(["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True).stdout.split()
+            self.leader = next((int(pid) for pid in children if process_name(pid) == "systemd"), None)
+            if self.leader is None:
+                time.sleep(0.2)
+                continue
+            state = self.run("systemctl is-system-running --wait", check=False, timeout=BOOT_TIMEOUT_S).stdout.strip()
+            if state not in ("running", "degraded"):
+                time.sleep(1)
+        assert state in ("running", "degraded"), f"the container did not boot: {state!r}; see {self.log_path}"
 
     def run(self, command, check=True, timeout=300):
         """Runs a shell command inside the booted system, as root."""

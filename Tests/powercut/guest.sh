@@ -32,7 +32,7 @@ curl -s -o /dev/null "$API/api/health" || { say "FAILED node did not start: $(ta
 say "READY $(now)"
 
 # What the last cut left, once the node has recovered it: the chunks that began before this boot.
-"$NODE" chunks --json --store "$STORE" | python3 -c '
+"$NODE" chunks --json --config /dev/null --store "$STORE" | python3 -c '
 import json, sys
 before = [chunk for chunk in json.load(sys.stdin) if chunk["startMs"] < int(sys.argv[1])]
 print("LISTED " + json.dumps(before, separators=(",", ":")))
@@ -55,7 +55,7 @@ case $ACTIVITY in
     token)
         n=0
         while true; do
-            token=$("$NODE" token --rotate --store "$STORE") && n=$((n + 1)) && say "ROTATED $n $token"
+            token=$("$NODE" token --rotate --config /dev/null --store "$STORE") && n=$((n + 1)) && say "ROTATED $n $token"
         done ;;
     config)
         while true; do

@@ -203,7 +203,9 @@ class PowerCutRig:
                 if done:
                     previous = done[-1]
                     previous.restarted = True
-                    previous.listed = json.loads(boot.find("LISTED ")[0][len("LISTED "):])
+                    listed = boot.find("LISTED ")
+                    assert listed, f"boot {index}: `allspark-node chunks --json` printed nothing (see its console)"
+                    previous.listed = json.loads(listed[0][len("LISTED "):])
                     for line in boot.find("CHECK "):
                         _, name, frames, decoded, errors = line.split()
                         previous.checks.append({"file": name, "frames": int(frames), "decoded": int(decoded), "errors": int(errors)})
