@@ -65,7 +65,9 @@ struct CommandLineTests {
     func missingSourceIsRetried() throws {
         let storeURL = try TestFiles.makeDirectory("missing")
         let node = try NodeProcess(["run", "--source", "/nonexistent/clip.mp4", "--store", storeURL.path, "--privacy", "none"])
-        Thread.sleep(forTimeInterval: 2.5)
+        // The second retry, however slowly a busy machine gets there (1 s, then 2 s, apart).
+        let retried = NodeProcess.waitUntil(seconds: 120) { node.outputSoFar.contains("retrying in 2000 ms") }
+        #expect(retried, "no second retry: \(node.outputSoFar)")
         #expect(node.process.isRunning, "the node keeps running without its source")
         node.signal(SIGTERM)
         let (status, output) = node.waitForExit()
