@@ -45,7 +45,7 @@ public struct CameraNode: Sendable {
         let config = services.live.config
         let logger = logger
         let announcer = services.announcer
-        let name = ClientIdentity.name(configured: config.uplink.name, storeDirectory: services.store.directory)
+        let identity = services.identity
         defer { announcer.withdraw() }
         let dashboard = config.server.dashboardDirectory
         if FileManager.default.fileExists(atPath: dashboard + "/index.html") {
@@ -55,16 +55,22 @@ public struct CameraNode: Sendable {
         }
         let notifier = SystemdNotifier()
         let supervision = notifier.isSupervised ? SystemdSupervision(notifier: notifier, recorder: services.recorder, logger: logger) : nil
+        let registry = services.archive.map {
+            RegistryWriter(identity: identity, archive: $0, store: services.store, server: config.server, logger: logger)
+        }
         let application = try NodeServer.makeApplication(services: services, logger: logger) { port in
             logger.notice("serving the API, WebSocket and dashboard on \(config.server.usesTLS ? "https" : "http")://\(config.server.host):\(port)/")
-            if config.server.announce { announcer.announce(name: name, port: port, tls: config.server.usesTLS) }
+            if config.server.announce { announcer.announce(identity: identity, port: port, tls: config.server.usesTLS) }
             supervision?.serverStarted(port: port)
+            registry?.serverStarted(port: port)
             await onServerRunning(port)
         }
         var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: services.recorder, successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: application),
         ]
+        // First, so that it stops last (RegistryWriter).
+        if let registry { serviceList.insert(.init(service: registry), at: 0) }
         if let supervision {
             serviceList.append(.init(service: supervision, successTerminationBehavior: .ignore))
         }

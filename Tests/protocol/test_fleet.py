@@ -1,0 +1,189 @@
+"""The fleet: nodes register themselves in the archive bucket (node.json) and on mDNS;
+`fleet list` merges the two by node id, and `fleet fetch` pulls one time range from every
+node (live nodes over their API, the rest and what rings evicted from the bucket), byte for
+byte, and names every gap with its reason. Real nodes, a real radosgw and a real
+avahi-daemon (loopback only)."""
+import hashlib
+import json
+import os
+import subprocess
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from node_harness import NODE_BIN, REPO, free_port
+
+SMALL = dict(size="160x90", fps=5, chunk_ms=2000)
+REASONS = {"node down", "not recorded", "evicted before archiving", "no archive", "fetch failed"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def avahi_daemon():
+    subprocess.run(["bash", str(REPO / "scripts/start-avahi.sh")], check=True, capture_output=True)
+
+
+@pytest.fixture
+def bucket(radosgw):
+    name = f"fleet-{uuid.uuid4().hex[:12]}"
+    radosgw.s3().create_bucket(Bucket=name)
+    return name
+
+
+def archive_env(radosgw, **extra):
+    return {"AWS_ACCESS_KEY_ID": radosgw.access_key, "AWS_SECRET_ACCESS_KEY": radosgw.secret_key, **extra}
+
+
+def start_node(make_node, radosgw, bucket, tmp_path, name, *extra, announce=False, store=None, **kwargs):
+    env = archive_env(radosgw, ALLSPARK_UPLINK_NAME=name, ALLSPARK_SERVER_ANNOUNCE="true" if announce else "false")
+    options = {**SMALL, **kwargs}
+    return make_node("--archive-endpoint", radosgw.endpoint, "--archive-bucket", bucket, "--archive-prefix", f"{name}/",
+                     *extra, store=store or tmp_path / name, env=env, **options)
+
+
+def fleet(radosgw, bucket, *arguments, endpoint=None, timeout=180):
+    return subprocess.run(
+        [str(NODE_BIN), "fleet", *arguments, "--config", "/dev/null", "--archive-endpoint", endpoint or radosgw.endpoint,
+         "--archive-bucket", bucket],
+        capture_output=True, text=True, env={**os.environ, **archive_env(radosgw)}, cwd=REPO, timeout=timeout)
+
+
+def archived(node):
+    return node.json("/api/status")[1]["archive"]["chunksArchived"]
+
+
+def record(radosgw, bucket, name):
+    return json.loads(radosgw.s3().get_object(Bucket=bucket, Key=f"{name}/node.json")["Body"].read())
+
+
+def covered_or_named(node_report, start_ms, end_ms, tolerance_ms=1000):
+    """Every millisecond of the range is in a fetched chunk or a named gap."""
+    spans = sorted([(c["startMs"], c["endMs"]) for c in node_report["chunks"]]
+                   + [(g["startMs"], g["endMs"]) for g in node_report["gaps"]])
+    cursor = start_ms
+    for first, last in spans:
+        assert first - cursor <= tolerance_ms, f"{node_report['name']}: {cursor}..{first} is neither fetched nor a named gap"
+        cursor = max(cursor, last)
+    assert end_ms - cursor <= tolerance_ms, f"{node_report['name']}: {cursor}..{end_ms} is neither fetched nor a named gap"
+
+
+def test_node_json_is_written_and_says_stopped_at_shutdown(make_node, radosgw, bucket, tmp_path):
+    node = start_node(make_node, radosgw, bucket, tmp_path, "reg-cam")
+    node.wait_healthy()
+    node.wait_until(lambda: archived(node) >= 2, timeout=60, what="2 chunks archived")
+    written = node.wait_until(lambda: record(radosgw, bucket, "reg-cam"), what="node.json")
+    node_id = (tmp_path / "reg-cam" / ".allspark-node-id").read_text().strip()
+    assert written["id"] == node_id and written["name"] == "reg-cam" and written["state"] == "running"
+    assert f"http://127.0.0.1:{node.port}" in written["apiURLs"]
+    assert written["archivePrefix"] == "reg-cam/" and written["version"]
+    assert "token" not in json.dumps(written).lower()
+    fleet_copy = json.loads(radosgw.s3().get_object(Bucket=bucket, Key=f"allspark-fleet/{node_id}.json")["Body"].read())
+    assert fleet_copy["id"] == node_id
+    _, health = node.json("/api/health")
+    assert health["node"] == {"id": node_id, "name": "reg-cam"}
+    node.stop()
+    stopped = record(radosgw, bucket, "reg-cam")
+    assert stopped["state"] == "stopped" and stopped["lastSeenMs"] >= written["lastSeenMs"]
+    assert stopped["ring"]["lastMs"] >= stopped["archive"]["lastMs"] >= stopped["archive"]["firstMs"]
+    # The id survives a restart (and a rename).
+    again = start_node(make_node, radosgw, bucket, tmp_path, "reg-cam-renamed", store=tmp_path / "reg-cam")
+    again.wait_healthy()
+    renamed = again.wait_until(lambda: (r := record(radosgw, bucket, "reg-cam-renamed")) and r, what="the renamed node's record")
+    assert renamed["id"] == node_id and len(renamed["runs"]) == 1
+
+
+def test_fleet_list_merges_a_node_found_by_mdns_with_its_bucket_record(make_node, radosgw, bucket, tmp_path):
+    announced = start_node(make_node, radosgw, bucket, tmp_path, "list-a", announce=True)
+    silent = start_node(make_node, radosgw, bucket, tmp_path, "list-b")
+    for node in (announced, silent):
+        node.wait_healthy()
+        node.wait_until(lambda: record(radosgw, bucket, node.store.name), what="node.json")
+    silent.stop()
+
+    def listed():
+        result = fleet(radosgw, bucket, "list", "--json")
+        assert result.returncode == 0, result.stderr
+        nodes = [n for n in json.loads(result.stdout)["nodes"] if n["name"] in ("list-a", "list-b")]
+        a = [n for n in nodes if n["name"] == "list-a"]
+        return len(nodes) == 2 and a and a[0]["foundBy"] == ["mdns", "bucket"] and nodes
+
+    nodes = announced.wait_until(listed, timeout=40, what="list-a found by mDNS and in the bucket, merged")
+    by_name = {node["name"]: node for node in nodes}
+    a_id = (tmp_path / "list-a" / ".allspark-node-id").read_text().strip()
+    assert by_name["list-a"]["id"] == a_id and by_name["list-a"]["live"]["url"].endswith(f":{announced.port}")
+    assert by_name["list-a"]["record"]["archive"] is not None or by_name["list-a"]["record"]["ring"] is not None
+    assert by_name["list-b"]["foundBy"] == ["bucket"] and "live" not in by_name["list-b"]
+    assert by_name["list-b"]["record"]["state"] == "stopped"
+    text = fleet(radosgw, bucket, "list").stdout
+    assert "list-a" in text and "online at" in text and "offline, last seen" in text
+
+
+def test_fetch_three_nodes_one_stopped_one_evicting(make_node, radosgw, bucket, tmp_path):
+    s3 = radosgw.s3()
+    live = start_node(make_node, radosgw, bucket, tmp_path, "fetch-live", announce=True)
+    stopped = start_node(make_node, radosgw, bucket, tmp_path, "fetch-stopped")
+    # A small ring that evicts: what it let go comes from the bucket.
+    evicting = start_node(make_node, radosgw, bucket, tmp_path, "fetch-evicting", "--cap-mb", "0.25", size="320x240", fps=15)
+    for node in (live, stopped, evicting):
+        node.wait_healthy()
+    start_ms = int(time.time() * 1000)
+    stopped.wait_until(lambda: archived(stopped) >= 4, timeout=90, what="4 chunks archived")
+    stopped.stop()
+
+    def evicted_and_archived():
+        ring = {chunk["file"] for chunk in evicting.chunks()}
+        keys = [item["Key"] for item in s3.list_objects_v2(Bucket=bucket, Prefix="fetch-evicting/manifests/").get("Contents", [])]
+        names = [json.loads(s3.get_object(Bucket=bucket, Key=key)["Body"].read()) for key in keys]
+        return len([m for m in names if m["chunkFile"] not in ring and m["firstFrameMs"] >= start_ms]) >= 2
+
+    evicting.wait_until(evicted_and_archived, timeout=150, what="2 archived chunks evicted")
+    end_ms = int(time.time() * 1000)
+    out = tmp_path / "out"
+    result = fleet(radosgw, bucket, "fetch", "--from", str(start_ms / 1000), "--to", str(end_ms / 1000), "--out", str(out),
+                   "--nodes", "fetch-live,fetch-stopped,fetch-evicting")
+    manifest = json.loads((out / "manifest.json").read_text())
+    reports = {node["name"]: node for node in manifest["nodes"]}
+    assert set(reports) == {"fetch-live", "fetch-stopped", "fetch-evicting"}, result.stdout + result.stderr
+
+    # Byte-identical: live chunks with the node's store, the rest with the bucket's objects.
+    for name, node in (("fetch-live", live), ("fetch-stopped", stopped), ("fetch-evicting", evicting)):
+        report = reports[name]
+        assert report["chunks"], f"{name}: nothing fetched\n{result.stdout}{result.stderr}"
+        for chunk in report["chunks"]:
+            for file in (chunk["file"], chunk["timestampsFile"]):
+                fetched = (out / report["folder"] / file).read_bytes()
+                local = node.store / file
+                if chunk["source"] == "bucket":
+                    assert fetched == s3.get_object(Bucket=bucket, Key=f"{name}/{file}")["Body"].read()
+                elif local.exists():
+                    assert fetched == local.read_bytes()
+            if chunk.get("sha256"):
+                assert hashlib.sha256((out / report["folder"] / chunk["file"]).read_bytes()).hexdigest() == chunk["sha256"]
+        assert not list((out / report["folder"]).glob("*.part"))
+        for gap in report["gaps"]:
+            assert gap["reason"] in REASONS and gap["detail"]
+        covered_or_named(report, start_ms, end_ms)
+    assert reports["fetch-live"]["state"] == "online" and reports["fetch-stopped"]["state"] == "offline"
+    assert {c["source"] for c in reports["fetch-stopped"]["chunks"]} == {"bucket"}
+    assert "bucket" in {c["source"] for c in reports["fetch-evicting"]["chunks"]}
+    assert "node" in {c["source"] for c in reports["fetch-evicting"]["chunks"]}
+    # Every chunk the stopped node archived in the range was fetched; after its stop it was down.
+    stopped_id = (stopped.store / ".allspark-node-id").read_text().strip()
+    assert reports["fetch-stopped"]["id"] == stopped_id
+    assert reports["fetch-stopped"]["gaps"][-1]["reason"] == "node down"
+    # Each node's clock state is in the manifest; CI's clock is not synchronised, and that is said.
+    for report in reports.values():
+        assert "clockWarning" in report or report.get("clock", {}).get("synchronized")
+    # The exit code says whether everything that exists was fetched.
+    assert (result.returncode == 0) == manifest["complete"], result.stdout + result.stderr
+    assert manifest["complete"] or manifest["problems"]
+
+    # A re-run finds every file whole and rewrites nothing.
+    before = {path: path.stat().st_mtime_ns for path in out.rglob("chunk_*")}
+    again = fleet(radosgw, bucket, "fetch", "--from", str(start_ms / 1000), "--to", str(end_ms / 1000), "--out", str(out),
+                  "--nodes", "fetch-live,fetch-stopped,fetch-evicting")
+    assert again.returncode == result.returncode
+    assert all(path.stat().st_mtime_ns == mtime for path, mtime in before.items())
