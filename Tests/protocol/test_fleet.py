@@ -56,7 +56,12 @@ def archived(node):
 
 
 def record(radosgw, bucket, name):
-    return json.loads(radosgw.s3().get_object(Bucket=bucket, Key=f"{name}/node.json")["Body"].read())
+    """The node's node.json, None while there is none."""
+    s3 = radosgw.s3()
+    try:
+        return json.loads(s3.get_object(Bucket=bucket, Key=f"{name}/node.json")["Body"].read())
+    except s3.exceptions.NoSuchKey:
+        return None
 
 
 def covered_or_named(node_report, start_ms, end_ms, tolerance_ms=1000):
@@ -71,33 +76,33 @@ def covered_or_named(node_report, start_ms, end_ms, tolerance_ms=1000):
 
 
 def test_node_json_is_written_and_says_stopped_at_shutdown(make_node, radosgw, bucket, tmp_path):
-    node = start_node(make_node, radosgw, bucket, tmp_path, "reg-cam")
+    node = start_node(make_node, radosgw, bucket, tmp_path, "reg-101")
     node.wait_healthy()
     node.wait_until(lambda: archived(node) >= 2, timeout=60, what="2 chunks archived")
-    written = node.wait_until(lambda: record(radosgw, bucket, "reg-cam"), what="node.json")
-    node_id = (tmp_path / "reg-cam" / ".allspark-node-id").read_text().strip()
-    assert written["id"] == node_id and written["name"] == "reg-cam" and written["state"] == "running"
+    written = node.wait_until(lambda: record(radosgw, bucket, "reg-101"), what="node.json")
+    node_id = (tmp_path / "reg-101" / ".allspark-node-id").read_text().strip()
+    assert written["id"] == node_id and written["name"] == "reg-101" and written["state"] == "running"
     assert f"http://127.0.0.1:{node.port}" in written["apiURLs"]
-    assert written["archivePrefix"] == "reg-cam/" and written["version"]
+    assert written["archivePrefix"] == "reg-101/" and written["version"]
     assert "token" not in json.dumps(written).lower()
     fleet_copy = json.loads(radosgw.s3().get_object(Bucket=bucket, Key=f"allspark-fleet/{node_id}.json")["Body"].read())
     assert fleet_copy["id"] == node_id
     _, health = node.json("/api/health")
-    assert health["node"] == {"id": node_id, "name": "reg-cam"}
+    assert health["node"] == {"id": node_id, "name": "reg-101"}
     node.stop()
-    stopped = record(radosgw, bucket, "reg-cam")
+    stopped = record(radosgw, bucket, "reg-101")
     assert stopped["state"] == "stopped" and stopped["lastSeenMs"] >= written["lastSeenMs"]
     assert stopped["ring"]["lastMs"] >= stopped["archive"]["lastMs"] >= stopped["archive"]["firstMs"]
     # The id survives a restart (and a rename).
-    again = start_node(make_node, radosgw, bucket, tmp_path, "reg-cam-renamed", store=tmp_path / "reg-cam")
+    again = start_node(make_node, radosgw, bucket, tmp_path, "reg-102", store=tmp_path / "reg-101")
     again.wait_healthy()
-    renamed = again.wait_until(lambda: (r := record(radosgw, bucket, "reg-cam-renamed")) and r, what="the renamed node's record")
+    renamed = again.wait_until(lambda: (r := record(radosgw, bucket, "reg-102")) and r, what="the renamed node's record")
     assert renamed["id"] == node_id and len(renamed["runs"]) == 1
 
 
 def test_fleet_list_merges_a_node_found_by_mdns_with_its_bucket_record(make_node, radosgw, bucket, tmp_path):
-    announced = start_node(make_node, radosgw, bucket, tmp_path, "list-a", announce=True)
-    silent = start_node(make_node, radosgw, bucket, tmp_path, "list-b")
+    announced = start_node(make_node, radosgw, bucket, tmp_path, "lista-201", announce=True)
+    silent = start_node(make_node, radosgw, bucket, tmp_path, "listb-202")
     for node in (announced, silent):
         node.wait_healthy()
         node.wait_until(lambda: record(radosgw, bucket, node.store.name), what="node.json")
@@ -106,27 +111,27 @@ def test_fleet_list_merges_a_node_found_by_mdns_with_its_bucket_record(make_node
     def listed():
         result = fleet(radosgw, bucket, "list", "--json")
         assert result.returncode == 0, result.stderr
-        nodes = [n for n in json.loads(result.stdout)["nodes"] if n["name"] in ("list-a", "list-b")]
-        a = [n for n in nodes if n["name"] == "list-a"]
+        nodes = [n for n in json.loads(result.stdout)["nodes"] if n["name"] in ("lista-201", "listb-202")]
+        a = [n for n in nodes if n["name"] == "lista-201"]
         return len(nodes) == 2 and a and a[0]["foundBy"] == ["mdns", "bucket"] and nodes
 
-    nodes = announced.wait_until(listed, timeout=40, what="list-a found by mDNS and in the bucket, merged")
+    nodes = announced.wait_until(listed, timeout=40, what="lista-201 found by mDNS and in the bucket, merged")
     by_name = {node["name"]: node for node in nodes}
-    a_id = (tmp_path / "list-a" / ".allspark-node-id").read_text().strip()
-    assert by_name["list-a"]["id"] == a_id and by_name["list-a"]["live"]["url"].endswith(f":{announced.port}")
-    assert by_name["list-a"]["record"]["archive"] is not None or by_name["list-a"]["record"]["ring"] is not None
-    assert by_name["list-b"]["foundBy"] == ["bucket"] and "live" not in by_name["list-b"]
-    assert by_name["list-b"]["record"]["state"] == "stopped"
+    a_id = (tmp_path / "lista-201" / ".allspark-node-id").read_text().strip()
+    assert by_name["lista-201"]["id"] == a_id and by_name["lista-201"]["live"]["url"].endswith(f":{announced.port}")
+    assert by_name["lista-201"]["record"]["state"] == "running" and by_name["lista-201"]["record"]["apiURLs"] == [f"http://127.0.0.1:{announced.port}"]
+    assert by_name["listb-202"]["foundBy"] == ["bucket"] and "live" not in by_name["listb-202"]
+    assert by_name["listb-202"]["record"]["state"] == "stopped"
     text = fleet(radosgw, bucket, "list").stdout
-    assert "list-a" in text and "online at" in text and "offline, last seen" in text
+    assert "lista-201" in text and "online at" in text and "offline, last seen" in text
 
 
 def test_fetch_three_nodes_one_stopped_one_evicting(make_node, radosgw, bucket, tmp_path):
     s3 = radosgw.s3()
-    live = start_node(make_node, radosgw, bucket, tmp_path, "fetch-live", announce=True)
-    stopped = start_node(make_node, radosgw, bucket, tmp_path, "fetch-stopped")
+    live = start_node(make_node, radosgw, bucket, tmp_path, "live-301", announce=True)
+    stopped = start_node(make_node, radosgw, bucket, tmp_path, "stopped-302")
     # A small ring that evicts: what it let go comes from the bucket.
-    evicting = start_node(make_node, radosgw, bucket, tmp_path, "fetch-evicting", "--cap-mb", "0.25", size="320x240", fps=15)
+    evicting = start_node(make_node, radosgw, bucket, tmp_path, "evicting-303", "--cap-mb", "0.25", size="320x240", fps=15)
     for node in (live, stopped, evicting):
         node.wait_healthy()
     start_ms = int(time.time() * 1000)
@@ -135,7 +140,7 @@ def test_fetch_three_nodes_one_stopped_one_evicting(make_node, radosgw, bucket, 
 
     def evicted_and_archived():
         ring = {chunk["file"] for chunk in evicting.chunks()}
-        keys = [item["Key"] for item in s3.list_objects_v2(Bucket=bucket, Prefix="fetch-evicting/manifests/").get("Contents", [])]
+        keys = [item["Key"] for item in s3.list_objects_v2(Bucket=bucket, Prefix="evicting-303/manifests/").get("Contents", [])]
         names = [json.loads(s3.get_object(Bucket=bucket, Key=key)["Body"].read()) for key in keys]
         return len([m for m in names if m["chunkFile"] not in ring and m["firstFrameMs"] >= start_ms]) >= 2
 
@@ -143,13 +148,13 @@ def test_fetch_three_nodes_one_stopped_one_evicting(make_node, radosgw, bucket, 
     end_ms = int(time.time() * 1000)
     out = tmp_path / "out"
     result = fleet(radosgw, bucket, "fetch", "--from", str(start_ms / 1000), "--to", str(end_ms / 1000), "--out", str(out),
-                   "--nodes", "fetch-live,fetch-stopped,fetch-evicting")
+                   "--nodes", "live-301,stopped-302,evicting-303")
     manifest = json.loads((out / "manifest.json").read_text())
     reports = {node["name"]: node for node in manifest["nodes"]}
-    assert set(reports) == {"fetch-live", "fetch-stopped", "fetch-evicting"}, result.stdout + result.stderr
+    assert set(reports) == {"live-301", "stopped-302", "evicting-303"}, result.stdout + result.stderr
 
     # Byte-identical: live chunks with the node's store, the rest with the bucket's objects.
-    for name, node in (("fetch-live", live), ("fetch-stopped", stopped), ("fetch-evicting", evicting)):
+    for name, node in (("live-301", live), ("stopped-302", stopped), ("evicting-303", evicting)):
         report = reports[name]
         assert report["chunks"], f"{name}: nothing fetched\n{result.stdout}{result.stderr}"
         for chunk in report["chunks"]:
@@ -166,14 +171,14 @@ def test_fetch_three_nodes_one_stopped_one_evicting(make_node, radosgw, bucket, 
         for gap in report["gaps"]:
             assert gap["reason"] in REASONS and gap["detail"]
         covered_or_named(report, start_ms, end_ms)
-    assert reports["fetch-live"]["state"] == "online" and reports["fetch-stopped"]["state"] == "offline"
-    assert {c["source"] for c in reports["fetch-stopped"]["chunks"]} == {"bucket"}
-    assert "bucket" in {c["source"] for c in reports["fetch-evicting"]["chunks"]}
-    assert "node" in {c["source"] for c in reports["fetch-evicting"]["chunks"]}
+    assert reports["live-301"]["state"] == "online" and reports["stopped-302"]["state"] == "offline"
+    assert {c["source"] for c in reports["stopped-302"]["chunks"]} == {"bucket"}
+    assert "bucket" in {c["source"] for c in reports["evicting-303"]["chunks"]}
+    assert "node" in {c["source"] for c in reports["evicting-303"]["chunks"]}
     # Every chunk the stopped node archived in the range was fetched; after its stop it was down.
     stopped_id = (stopped.store / ".allspark-node-id").read_text().strip()
-    assert reports["fetch-stopped"]["id"] == stopped_id
-    assert reports["fetch-stopped"]["gaps"][-1]["reason"] == "node down"
+    assert reports["stopped-302"]["id"] == stopped_id
+    assert reports["stopped-302"]["gaps"][-1]["reason"] == "node down"
     # Each node's clock state is in the manifest; CI's clock is not synchronised, and that is said.
     for report in reports.values():
         assert "clockWarning" in report or report.get("clock", {}).get("synchronized")
@@ -184,6 +189,6 @@ def test_fetch_three_nodes_one_stopped_one_evicting(make_node, radosgw, bucket, 
     # A re-run finds every file whole and rewrites nothing.
     before = {path: path.stat().st_mtime_ns for path in out.rglob("chunk_*")}
     again = fleet(radosgw, bucket, "fetch", "--from", str(start_ms / 1000), "--to", str(end_ms / 1000), "--out", str(out),
-                  "--nodes", "fetch-live,fetch-stopped,fetch-evicting")
+                  "--nodes", "live-301,stopped-302,evicting-303")
     assert again.returncode == result.returncode
     assert all(path.stat().st_mtime_ns == mtime for path, mtime in before.items())

@@ -56,6 +56,9 @@ final class ArchiveBacklog: Sendable {
 
     var isClosed: Bool { state.withLock { $0.closed } }
 
+    /// Whether nothing waits to be archived.
+    var isEmpty: Bool { state.withLock { $0.pending.isEmpty } }
+
     /// No chunk is handed out from now on (those waiting stay counted).
     func close() {
         state.withLock { $0.closed = true }

@@ -69,17 +69,18 @@ public struct CameraNode: Sendable {
             .init(service: services.recorder, successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: application),
         ]
-        // First, so that it stops last (RegistryWriter).
-        if let registry { serviceList.insert(.init(service: registry), at: 0) }
         if let supervision {
             serviceList.append(.init(service: supervision, successTerminationBehavior: .ignore))
         }
         if services.access.tokenFile != nil {
             serviceList.append(.init(service: AccessTokenWatcher(policy: services.access, peers: services.peers, logger: logger)))
         }
+        // Before the recorder, so that it stops after it and sends the last chunk.
         if let archive = services.archive {
-            serviceList.append(.init(service: ArchiveUploader(archive: archive, store: services.store, logger: logger)))
+            serviceList.insert(.init(service: ArchiveUploader(archive: archive, store: services.store, logger: logger)), at: 0)
         }
+        // First, so that it stops last (RegistryWriter).
+        if let registry { serviceList.insert(.init(service: registry), at: 0) }
         if config.uplink.url != "off" {
             let browser = EdgeServerBrowser(logger: logger)
             let uplink = Uplink(settings: config.uplink, services: services, logger: logger) {

@@ -56,8 +56,12 @@ struct GapFinder {
             cuts += [extent.firstMs, extent.lastMs]
         }
         for run in runs { cuts += [run.startMs, run.lastSeenMs] }
-        let inside = Set(cuts.filter { $0 > first && $0 < last }).sorted()
-        let bounds = [first] + inside + [last]
+        // A cut closer than the tolerance to another bound would make a piece too short to be a gap.
+        var bounds = [first]
+        for cut in Set(cuts).sorted() where cut - bounds[bounds.count - 1] > Self.toleranceMs && last - cut > Self.toleranceMs {
+            bounds.append(cut)
+        }
+        bounds.append(last)
         return zip(bounds, bounds.dropFirst()).map { ($0, $1) }
     }
 
