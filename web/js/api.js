@@ -36,13 +36,21 @@ export async function getJSON(path) {
   return (await send(path)).json();
 }
 
-export async function putJSON(path, value) {
+async function sendJSON(method, path, value) {
   const response = await send(path, {
-    method: 'PUT',
+    method,
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(value),
   });
   return response.json();
+}
+
+export function putJSON(path, value) {
+  return sendJSON('PUT', path, value);
+}
+
+export function postJSON(path, value) {
+  return sendJSON('POST', path, value);
 }
 
 /** Media comes as a blob because <img> and <video> cannot send the Authorization header. */
