@@ -31,10 +31,10 @@ struct GapFinder {
         if endMs - cursor > Self.toleranceMs { holes.append((cursor, endMs)) }
         var gaps: [FetchReport.Gap] = []
         for (first, last) in holes where last > first {
-            for piece in pieces(first, last) {
+            for piece in pieces(first, last, failed: failed) {
                 let middle = piece.0 + (piece.1 - piece.0) / 2
                 let gap: FetchReport.Gap
-                if let failure = failed.first(where: { $0.startMs <= piece.1 && $0.endMs >= piece.0 }) {
+                if let failure = failed.first(where: { $0.startMs < piece.1 && $0.endMs > piece.0 }) {
                     gap = FetchReport.Gap(startMs: piece.0, endMs: piece.1, reason: .fetchFailed, detail: failure.error, footageExists: true)
                 } else {
                     gap = classify(middle, piece)
@@ -49,9 +49,9 @@ struct GapFinder {
         return gaps
     }
 
-    /// The hole cut at every bound the classification looks at.
-    private func pieces(_ first: Int64, _ last: Int64) -> [(Int64, Int64)] {
-        var cuts: [Int64] = [context.nowMs]
+    /// The hole cut at every bound the classification looks at, failed chunks' included.
+    private func pieces(_ first: Int64, _ last: Int64, failed: [(startMs: Int64, endMs: Int64, error: String)]) -> [(Int64, Int64)] {
+        var cuts: [Int64] = [context.nowMs] + failed.flatMap { [$0.startMs, $0.endMs] }
         for extent in [context.ring, context.record?.archive].compactMap({ $0 }) + (context.record?.evictedBeforeArchive ?? []) {
             cuts += [extent.firstMs, extent.lastMs]
         }
