@@ -130,8 +130,9 @@ def test_fetch_three_nodes_one_stopped_one_evicting(make_node, radosgw, bucket, 
     s3 = radosgw.s3()
     live = start_node(make_node, radosgw, bucket, tmp_path, "live-301", announce=True)
     stopped = start_node(make_node, radosgw, bucket, tmp_path, "stopped-302")
-    # A small ring that evicts: what it let go comes from the bucket.
-    evicting = start_node(make_node, radosgw, bucket, tmp_path, "evicting-303", "--cap-mb", "0.25", size="320x240", fps=15)
+    # A small ring (about 15 s of this picture) that evicts: what it let go comes from the
+    # bucket, what it holds from the node.
+    evicting = start_node(make_node, radosgw, bucket, tmp_path, "evicting-303", "--cap-mb", "0.25", size="160x120", fps=10)
     for node in (live, stopped, evicting):
         node.wait_healthy()
     start_ms = int(time.time() * 1000)

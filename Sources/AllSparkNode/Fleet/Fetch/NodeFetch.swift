@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Fetches one node's part of the range into its folder: the chunks it lists (from the
 /// node), those only its archive holds (from the bucket), falling back to the bucket when
@@ -19,7 +20,7 @@ struct NodeFetch: Sendable {
     let progress: FetchProgress
 
     /// One chunk to fetch, and where it can come from.
-    private struct Wanted {
+    private struct Wanted: Sendable {
         var record: ChunkRecord
         var onNode = false
         /// Listed by the node as only in its archive (it streams it from there).
@@ -41,83 +42,104 @@ struct NodeFetch: Sendable {
         }
         var wanted: [String: Wanted] = [:]
         let nodeSource = node.live.map { NodeSource(url: $0.url, token: token, http: http) }
-        var nodeAnswers = nodeSource != nil
+        // The node's listing and the bucket's are asked for at once.
+        async let listedOnNode = Self.attempt { try await nodeSource?.list(startMs: startMs, endMs: endMs) }
+        async let listedInBucket = Self.attempt { [bucketError] in bucketError == nil ? try await bucket?.manifests(startMs: startMs, endMs: endMs) : nil }
         var nodeError: String?
-        if let nodeSource {
-            do {
-                for listed in try await nodeSource.list(startMs: startMs, endMs: endMs) {
-                    guard case .chunk(let stamp, let format) = ChunkNaming.classify(listed.file) else { continue }
-                    let record = ChunkRecord(
-                        stamp: stamp, format: format, startMs: listed.startMs, endMs: listed.endMs, frameCount: listed.frames,
-                        chunkBytes: listed.bytes, timestampsBytes: listed.timestampsBytes)
-                    wanted[stamp] = Wanted(record: record, onNode: listed.source != "archive", nodeArchive: listed.source == "archive")
-                }
-            } catch {
-                nodeAnswers = false
-                nodeError = "listing on the node failed: \(error)"
-                report.errors.append(nodeError!)
+        switch await listedOnNode {
+        case .success(let listing):
+            for listed in listing ?? [] {
+                guard case .chunk(let stamp, let format) = ChunkNaming.classify(listed.file) else { continue }
+                let record = ChunkRecord(
+                    stamp: stamp, format: format, startMs: listed.startMs, endMs: listed.endMs, frameCount: listed.frames,
+                    chunkBytes: listed.bytes, timestampsBytes: listed.timestampsBytes)
+                wanted[stamp] = Wanted(record: record, onNode: listed.source != "archive", nodeArchive: listed.source == "archive")
             }
+        case .failure(let error):
+            nodeError = "listing on the node failed: \(error)"
+            report.errors.append(nodeError!)
         }
         var bucketFailure = node.record == nil ? nil : bucketError
-        if let bucket, bucketError == nil {
-            do {
-                for manifest in try await bucket.manifests(startMs: startMs, endMs: endMs) {
-                    wanted[manifest.stamp, default: Wanted(record: manifest.record)].manifest = manifest
-                }
-            } catch {
-                bucketFailure = "\(error)"
-                report.errors.append("bucket: \(error)")
+        switch await listedInBucket {
+        case .success(let manifests):
+            for manifest in manifests ?? [] {
+                wanted[manifest.stamp, default: Wanted(record: manifest.record)].manifest = manifest
             }
+        case .failure(let error):
+            bucketFailure = "\(error)"
+            report.errors.append("bucket: \(error)")
         }
-        if clip, let nodeSource, nodeAnswers {
+        let answering = NodeAnswering(nodeSource != nil && nodeError == nil)
+        if clip, let nodeSource, answering.now {
             do {
                 report.clip = try await fetchClip(nodeSource)
             } catch {
                 report.errors.append("clip: \(error)")
-                nodeAnswers = false
+                answering.stopped()
             }
         }
+        let items = wanted.values.sorted { $0.record.startMs < $1.record.startMs }
+        let clipMade = report.clip != nil
+        let outcomes = (try? await BoundedTasks.map(items, limit: Self.filesAtOnce) { item in
+            await fetch(item, from: nodeSource, answering: answering, clipMade: clipMade)
+        }) ?? []
         var failed: [(startMs: Int64, endMs: Int64, error: String)] = []
-        for item in wanted.values.sorted(by: { $0.record.startMs < $1.record.startMs }) {
-            if report.clip != nil, item.onNode || item.nodeArchive {
-                report.chunks.append(entry(item.record, source: .node, sha256: nil))
-                continue
-            }
-            var errors: [String] = []
-            var fetched: FetchReport.ChunkEntry?
-            if let nodeSource, nodeAnswers, item.onNode || (item.nodeArchive && item.manifest == nil) {
-                do {
-                    fetched = try await fetchFromNode(item, nodeSource)
-                } catch {
-                    errors.append("from the node: \(error)")
-                    // A node that no longer answers is not asked again: the rest comes from the bucket.
-                    if (error as? NodeSource.Refused)?.answered != true, !(error is PartFile.Mismatch) {
-                        nodeAnswers = false
-                        report.errors.append("the node stopped answering during the fetch: \(error)")
-                    }
-                }
-            }
-            if fetched == nil, let manifest = item.manifest, let bucket {
-                do {
-                    fetched = try await fetchFromBucket(manifest, bucket)
-                } catch {
-                    errors.append("from the bucket: \(error)")
-                }
-            }
-            if let fetched {
-                report.chunks.append(fetched)
-                report.bytes += fetched.bytes + fetched.timestampsBytes
-            } else {
-                let reason = errors.isEmpty ? "held only by the node, which stopped answering" : errors.joined(separator: "; ")
-                failed.append((item.record.startMs, item.record.endMs, "\(item.record.fileName): \(reason)"))
+        for outcome in outcomes {
+            switch outcome {
+            case .fetched(let entry):
+                report.chunks.append(entry)
+                report.bytes += entry.bytes + entry.timestampsBytes
+            case .failed(let record, let reason):
+                failed.append((record.startMs, record.endMs, "\(record.fileName): \(reason)"))
             }
         }
+        if let stop = answering.stopReason { report.errors.append("the node stopped answering during the fetch: \(stop)") }
         let context = GapFinder.Context(
             online: node.isOnline, record: node.record, ring: node.ring, nodeError: nodeError, bucketError: bucketFailure,
             unreachable: node.unreachable, nowMs: WallClock.nowMs())
         let covered = report.chunks.map { ($0.startMs, $0.endMs) }
         report.gaps = GapFinder(context: context).gaps(startMs: startMs, endMs: endMs, fetched: covered, failed: failed)
         return report
+    }
+
+    /// Chunks of one node fetched at once: enough to hide a link's latency, few enough that
+    /// a fleet's memory stays flat (each holds a connection and a small buffer).
+    static let filesAtOnce = 4
+
+    private enum Outcome: Sendable {
+        case fetched(FetchReport.ChunkEntry)
+        case failed(ChunkRecord, String)
+    }
+
+    private static func attempt<Value: Sendable>(_ body: @Sendable () async throws -> Value) async -> Result<Value, any Error> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// One chunk: from the node while it answers, else (or when the node fails) from the bucket.
+    private func fetch(_ item: Wanted, from nodeSource: NodeSource?, answering: NodeAnswering, clipMade: Bool) async -> Outcome {
+        if clipMade, item.onNode || item.nodeArchive { return .fetched(entry(item.record, source: .node, sha256: nil)) }
+        var errors: [String] = []
+        if let nodeSource, answering.now, item.onNode || (item.nodeArchive && item.manifest == nil) {
+            do {
+                return .fetched(try await fetchFromNode(item, nodeSource))
+            } catch {
+                errors.append("from the node: \(error)")
+                // A node that no longer answers is not asked again: the rest comes from the bucket.
+                if (error as? NodeSource.Refused)?.answered != true, !(error is PartFile.Mismatch) { answering.stopped("\(error)") }
+            }
+        }
+        if let manifest = item.manifest, let bucket {
+            do {
+                return .fetched(try await fetchFromBucket(manifest, bucket))
+            } catch {
+                errors.append("from the bucket: \(error)")
+            }
+        }
+        return .failed(item.record, errors.isEmpty ? "held only by the node, which stopped answering" : errors.joined(separator: "; "))
     }
 
     private func entry(_ record: ChunkRecord, source: FetchReport.ChunkEntry.Source, sha256: String?) -> FetchReport.ChunkEntry {
@@ -165,5 +187,25 @@ struct NodeFetch: Sendable {
         }
         _ = try await part.fetch(size: length, sha256: nil, progress: progress) { _ in (response.body, false) }
         return FetchReport.FileEntry(file: name, bytes: length)
+    }
+}
+
+/// Whether a node still answers during its fetch: the first connection failure ends its
+/// part, and the chunks fetched at the same time go to the bucket.
+final class NodeAnswering: Sendable {
+    private let state: Mutex<(answers: Bool, reason: String?)>
+
+    init(_ answers: Bool) {
+        state = Mutex((answers, nil))
+    }
+
+    var now: Bool { state.withLock { $0.answers } }
+    var stopReason: String? { state.withLock { $0.reason } }
+
+    func stopped(_ reason: String? = nil) {
+        state.withLock { state in
+            if state.answers, let reason { state.reason = reason }
+            state.answers = false
+        }
     }
 }
