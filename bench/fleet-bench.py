@@ -30,6 +30,7 @@ Usage: bench/fleet-bench.py   (ALLSPARK_NODE_BIN picks the binary, default
 import hashlib
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -71,6 +72,9 @@ def log(record):
 
 
 def run_timed(arguments, env=None, sample_rss=False):
+    """Wall seconds, exit code, output, peak RSS (MiB, when sampled) and CPU seconds (user +
+    system of the command and its children)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     peak = 0.0
@@ -84,7 +88,10 @@ def run_timed(arguments, env=None, sample_rss=False):
                 pass
             time.sleep(0.02)
     stdout, stderr = process.communicate()
-    return time.monotonic() - started, process.returncode, stdout, stderr, peak
+    seconds = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return seconds, process.returncode, stdout, stderr, peak, cpu
 
 
 def bytes_under(folder):
@@ -174,26 +181,27 @@ def main():
         fleet_bytes = 0
         for round_number in range(ROUNDS):
             out = work / f"fleet-{round_number}"
-            seconds, code, stdout, stderr, _ = run_timed([*fleet_base, "--out", str(out)], env=env)
+            seconds, code, stdout, stderr, _, cpu = run_timed([*fleet_base, "--out", str(out)], env=env)
             fleet_bytes = bytes_under(out)
             check = check_fetch(out, s3, bucket, nodes, live, start_ms, end_ms)
-            log({"part": "fleet", "round": round_number, "seconds": round(seconds, 3), "exit": code, "bytes": fleet_bytes, **check,
+            log({"part": "fleet", "round": round_number, "seconds": round(seconds, 3), "cpuSeconds": round(cpu, 2), "exit": code,
+                 "bytes": fleet_bytes, **check,
                  "stdoutTail": stdout.splitlines()[-3:]})
             results["fleet"].append(seconds)
             out = work / f"fleet-nomdns-{round_number}"
-            seconds, code, _, _, _ = run_timed([*fleet_base, "--out", str(out), "--no-mdns"], env=env)
-            log({"part": "fleet --no-mdns", "round": round_number, "seconds": round(seconds, 3), "exit": code})
+            seconds, code, _, _, _, cpu = run_timed([*fleet_base, "--out", str(out), "--no-mdns"], env=env)
+            log({"part": "fleet --no-mdns", "round": round_number, "seconds": round(seconds, 3), "cpuSeconds": round(cpu, 2), "exit": code})
             results["fleetNoMDNS"].append(seconds)
             out = work / f"curl-{round_number}"
-            seconds, code, _, stderr, _ = run_timed(
+            seconds, code, _, stderr, _, cpu = run_timed(
                 ["bash", "-c", CURL_LOOP, "loop", str(out), str(start_ms / 1000), str(end_ms / 1000), *urls], env=env)
-            log({"part": "curl loop (9 live nodes)", "round": round_number, "seconds": round(seconds, 3), "exit": code,
+            log({"part": "curl loop (9 live nodes)", "round": round_number, "seconds": round(seconds, 3), "cpuSeconds": round(cpu, 2), "exit": code,
                  "bytes": bytes_under(out), "stderr": stderr[-300:]})
             results["curl"].append(seconds)
             one_bytes = bytes_under(work / f"curl-{round_number}" / urls[0].replace(":", "_").replace("/", "_").replace(".", "_"))
             repeats = max(1, round(fleet_bytes / max(one_bytes, 1)))
             out = work / f"one-{round_number}"
-            seconds, code, _, _, _ = run_timed(
+            seconds, code, _, _, _, _ = run_timed(
                 ["bash", "-c", CURL_LOOP, "loop", str(out), str(start_ms / 1000), str(end_ms / 1000), *([urls[0]] * repeats)], env=env)
             log({"part": "one node", "round": round_number, "seconds": round(seconds, 3), "repeats": repeats,
                  "bytes": one_bytes * repeats, "exit": code})
@@ -201,8 +209,8 @@ def main():
         for count in (3, 6, 12):
             names = sorted(nodes)[:count]
             out = work / f"rss-{count}"
-            seconds, code, _, _, peak = run_timed([*fleet_base, "--out", str(out), "--nodes", ",".join(names)], env=env,
-                                                  sample_rss=True)
+            seconds, code, _, _, peak, _ = run_timed([*fleet_base, "--out", str(out), "--nodes", ",".join(names)], env=env,
+                                                     sample_rss=True)
             log({"part": "memory", "nodes": count, "peakRSSMiB": round(peak, 1), "seconds": round(seconds, 3), "exit": code,
                  "bytes": bytes_under(out)})
         medians = {key: statistics.median(values) for key, values in results.items()}
