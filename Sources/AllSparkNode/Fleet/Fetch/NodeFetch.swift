@@ -42,13 +42,12 @@ struct NodeFetch: Sendable {
         }
         var wanted: [String: Wanted] = [:]
         let nodeSource = node.live.map { NodeSource(url: $0.url, token: token, http: http) }
-        // The node's listing and the bucket's are asked for at once.
-        async let listedOnNode = Self.attempt { try await nodeSource?.list(startMs: startMs, endMs: endMs) }
-        async let listedInBucket = Self.attempt { [bucketError] in bucketError == nil ? try await bucket?.manifests(startMs: startMs, endMs: endMs) : nil }
         var nodeError: String?
-        switch await listedOnNode {
+        var nodeListsArchive = false
+        switch await Self.attempt({ try await nodeSource?.list(startMs: startMs, endMs: endMs) }) {
         case .success(let listing):
-            for listed in listing ?? [] {
+            nodeListsArchive = listing != nil && listing?.archiveError == nil
+            for listed in listing?.chunks ?? [] {
                 guard case .chunk(let stamp, let format) = ChunkNaming.classify(listed.file) else { continue }
                 let record = ChunkRecord(
                     stamp: stamp, format: format, startMs: listed.startMs, endMs: listed.endMs, frameCount: listed.frames,
@@ -59,15 +58,18 @@ struct NodeFetch: Sendable {
             nodeError = "listing on the node failed: \(error)"
             report.errors.append(nodeError!)
         }
+        // A live node's listing already names what only its archive holds (its manifests are
+        // read when needed); otherwise the bucket is listed.
         var bucketFailure = node.record == nil ? nil : bucketError
-        switch await listedInBucket {
-        case .success(let manifests):
-            for manifest in manifests ?? [] {
-                wanted[manifest.stamp, default: Wanted(record: manifest.record)].manifest = manifest
+        if let bucket, bucketError == nil, !nodeListsArchive {
+            do {
+                for manifest in try await bucket.manifests(startMs: startMs, endMs: endMs) {
+                    wanted[manifest.stamp, default: Wanted(record: manifest.record)].manifest = manifest
+                }
+            } catch {
+                bucketFailure = "\(error)"
+                report.errors.append("bucket: \(error)")
             }
-        case .failure(let error):
-            bucketFailure = "\(error)"
-            report.errors.append("bucket: \(error)")
         }
         let answering = NodeAnswering(nodeSource != nil && nodeError == nil)
         if clip, let nodeSource, answering.now {
@@ -123,7 +125,7 @@ struct NodeFetch: Sendable {
     private func fetch(_ item: Wanted, from nodeSource: NodeSource?, answering: NodeAnswering, clipMade: Bool) async -> Outcome {
         if clipMade, item.onNode || item.nodeArchive { return .fetched(entry(item.record, source: .node, sha256: nil)) }
         var errors: [String] = []
-        if let nodeSource, answering.now, item.onNode || (item.nodeArchive && item.manifest == nil) {
+        if let nodeSource, answering.now, item.onNode || (item.nodeArchive && bucket == nil) {
             do {
                 return .fetched(try await fetchFromNode(item, nodeSource))
             } catch {
@@ -132,9 +134,14 @@ struct NodeFetch: Sendable {
                 if (error as? NodeSource.Refused)?.answered != true, !(error is PartFile.Mismatch) { answering.stopped("\(error)") }
             }
         }
-        if let manifest = item.manifest, let bucket {
+        if let bucket {
             do {
-                return .fetched(try await fetchFromBucket(manifest, bucket))
+                var manifest = item.manifest
+                if manifest == nil { manifest = try await bucket.catalog.manifest(forFile: item.record.fileName) }
+                if let manifest {
+                    return .fetched(try await fetchFromBucket(manifest, bucket))
+                }
+                errors.append("not in the bucket")
             } catch {
                 errors.append("from the bucket: \(error)")
             }

@@ -22,8 +22,10 @@ struct NodeSource: Sendable {
         let source: String?
     }
 
-    private struct Listing: Decodable {
+    struct Listing: Decodable {
         let chunks: [Listed]
+        /// Set when the node could not list its archive: its listing lacks what only the bucket holds.
+        let archiveError: String?
     }
 
     struct Refused: Error, CustomStringConvertible {
@@ -32,7 +34,7 @@ struct NodeSource: Sendable {
         let answered: Bool
     }
 
-    func list(startMs: Int64, endMs: Int64) async throws -> [Listed] {
+    func list(startMs: Int64, endMs: Int64) async throws -> Listing {
         let query = Self.rangeQuery(startMs: startMs, endMs: endMs)
         let (status, body) = try await http.getSmall("\(url)/api/chunks?\(query)", token: token)
         guard status == 200 else { throw Self.refusal("/api/chunks", status: status, body: body) }
@@ -41,7 +43,7 @@ struct NodeSource: Sendable {
         }
         let malformed = listing.chunks.first { !ChunkFileName.isPlain($0.file) || !ChunkFileName.isPlain($0.timestampsFile) || $0.bytes < 0 }
         if let malformed { throw Refused(description: "\(url)/api/chunks listed a file name that is not a chunk's: \(malformed.file)", answered: false) }
-        return listing.chunks
+        return listing
     }
 
     /// Reads one file from `offset` on.
