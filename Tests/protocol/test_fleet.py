@@ -340,3 +340,23 @@ def test_a_node_killed_mid_fetch_the_fetch_finishes_and_a_rerun_completes(make_n
     assert all(gap["reason"] != "fetch failed" for gap in report["gaps"])
     for chunk in report["chunks"]:
         assert (out / "victim-501" / chunk["file"]).read_bytes() == (store / chunk["file"]).read_bytes()
+
+
+def test_clip_mode_fetches_one_playable_clip_per_live_node(make_node, radosgw, bucket, tmp_path):
+    node = start_node(make_node, radosgw, bucket, tmp_path, "clip-701")
+    node.wait_healthy()
+    node.wait_for_chunks(3)
+    chunks = node.chunks()
+    start, end = chunks[0]["startMs"] / 1000, chunks[-1]["endMs"] / 1000
+    out = tmp_path / "out"
+    result = fleet(radosgw, bucket, "fetch", "--from", str(start), "--to", str(end), "--out", str(out), "--clip",
+                   "--nodes", "clip-701", "--no-mdns")
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads((out / "manifest.json").read_text())["nodes"][0]
+    clip = out / report["folder"] / report["clip"]["file"]
+    assert clip.stat().st_size == report["clip"]["bytes"] > 0
+    probe = subprocess.run(["ffprobe", "-v", "error", "-count_packets", "-show_entries", "stream=nb_read_packets", "-of", "json",
+                            str(clip)], capture_output=True, text=True, check=True)
+    assert int(json.loads(probe.stdout)["streams"][0]["nb_read_packets"]) >= 2 * 5 * 2, "the clip holds the range's frames"
+    assert {chunk["file"] for chunk in report["chunks"]} >= {chunk["file"] for chunk in chunks}
+    assert not list((out / report["folder"]).glob("chunk_*")), "the clip instead of the chunks"

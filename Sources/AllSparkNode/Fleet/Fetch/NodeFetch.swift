@@ -163,7 +163,7 @@ struct NodeFetch: Sendable {
             (record.fileName, record.chunkBytes, manifest?.chunkSHA256),
             (record.timestampsFileName, record.timestampsBytes, manifest?.timestampsSHA256),
         ] {
-            _ = try await PartFile(path: folder.appendingPathComponent(file)).fetch(size: size, sha256: sha256, progress: progress) { offset in
+            try await PartFile(path: folder.appendingPathComponent(file)).fetch(size: size, sha256: sha256, progress: progress) { offset in
                 try await source.open(file, size: size, offset: offset)
             }
         }
@@ -175,7 +175,7 @@ struct NodeFetch: Sendable {
             (manifest.chunkFile, manifest.chunkBytes, manifest.chunkSHA256),
             (manifest.timestampsFile, manifest.timestampsBytes, manifest.timestampsSHA256),
         ] {
-            _ = try await PartFile(path: folder.appendingPathComponent(file)).fetch(size: size, sha256: sha256, progress: progress) { offset in
+            try await PartFile(path: folder.appendingPathComponent(file)).fetch(size: size, sha256: sha256, progress: progress) { offset in
                 try await bucket.open(file, offset: offset)
             }
         }
@@ -192,7 +192,7 @@ struct NodeFetch: Sendable {
         guard let length = response.headers.first(name: "content-length").flatMap({ Int64($0) }) else {
             throw NodeSource.Refused(description: "/api/clip answered without a length", answered: true)
         }
-        _ = try await part.fetch(size: length, sha256: nil, progress: progress) { _ in (response.body, false) }
+        try await part.fetch(size: length, sha256: nil, progress: progress) { _ in (response.body, false) }
         return FetchReport.FileEntry(file: name, bytes: length)
     }
 }

@@ -13,13 +13,6 @@ struct PartFile {
     let path: URL
     var partPath: URL { path.deletingLastPathComponent().appendingPathComponent(path.lastPathComponent + ".part") }
 
-    enum Outcome: Equatable {
-        /// It was already there, whole.
-        case present
-        /// Written now: this many bytes arrived.
-        case fetched(Int64)
-    }
-
     struct Mismatch: Error, CustomStringConvertible {
         let description: String
     }
@@ -29,11 +22,11 @@ struct PartFile {
     typealias Opener = @Sendable (_ offset: Int64) async throws -> (body: HTTPClientResponse.Body, resumed: Bool)
 
     /// Fetches the file unless it is already whole: checks the size and, when given, the SHA-256.
-    func fetch(size: Int64, sha256: String?, progress: FetchProgress, open: Opener) async throws -> Outcome {
+    func fetch(size: Int64, sha256: String?, progress: FetchProgress, open: Opener) async throws {
         let manager = FileManager.default
         if let existing = try? manager.attributesOfItem(atPath: path.path)[.size] as? Int64, existing == size {
-            guard let sha256 else { return .present }
-            if (try? Self.sha256(of: path, upTo: size).hex) == sha256 { return .present }
+            guard let sha256 else { return }
+            if (try? Self.sha256(of: path, upTo: size).hex) == sha256 { return }
         }
         var offset = (try? manager.attributesOfItem(atPath: partPath.path)[.size] as? Int64) ?? 0
         if offset > size { offset = 0 }
@@ -50,7 +43,6 @@ struct PartFile {
             hash = SHA256()
         }
         var written = offset
-        var arrived: Int64 = 0
         for try await piece in body {
             guard written + Int64(piece.readableBytes) <= size else {
                 throw Mismatch(description: "\(path.lastPathComponent): more bytes than the listed \(size)")
@@ -60,7 +52,6 @@ struct PartFile {
                 handle.write(Data(bytes))
             }
             written += Int64(piece.readableBytes)
-            arrived += Int64(piece.readableBytes)
             progress.add(bytes: Int64(piece.readableBytes))
         }
         guard written == size else {
@@ -76,7 +67,6 @@ struct PartFile {
         guard rename(partPath.path, path.path) == 0 else {
             throw Mismatch(description: "renaming \(partPath.lastPathComponent): \(String(cString: strerror(errno)))")
         }
-        return .fetched(arrived)
     }
 
     /// The SHA-256 state of a file's first `length` bytes.

@@ -61,9 +61,4 @@ public struct NodeRecord: Sendable, Codable, Equatable {
     static func decode(_ bytes: some Collection<UInt8>) throws -> NodeRecord {
         try JSONDecoder().decode(NodeRecord.self, from: Data(bytes))
     }
-
-    /// Whether the node was running (by its own account) at `ms`.
-    public func wasRunning(atMs ms: Int64) -> Bool {
-        runs.contains { $0.startMs <= ms && ms <= $0.lastSeenMs }
-    }
 }
