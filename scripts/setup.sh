@@ -7,7 +7,7 @@ packages=(
     libopencv-dev opencv-data                                                     # face cascades
     libavahi-client-dev avahi-daemon avahi-utils dbus                             # mDNS
     libsystemd-dev                                                                # sd_notify: readiness and watchdog under systemd
-    ffmpeg pkg-config time openssl iproute2                                       # tools the tests and benchmarks use
+    ffmpeg pkg-config time openssl iproute2 curl jq                               # tools the tests and benchmarks use (curl, jq: bench/fleet-bench.py)
 )
 if [ "${1:-}" = "--test" ]; then
     packages+=(chromium chromium-driver)                                          # the dashboard's browser tests
