@@ -41,9 +41,9 @@ struct DiscoveryAdvertisementTests {
     }
 
     @Test func webSocketURLBracketsIPv6() {
-        let v4 = DiscoveredEdgeServer(host: "192.168.1.5", port: 8080, name: "AllSpark Server", hostName: "s.local")
+        let v4 = DiscoveredService(host: "192.168.1.5", port: 8080, name: "AllSpark Server", hostName: "s.local")
         #expect(v4.webSocketURL(secure: false) == "ws://192.168.1.5:8080/")
-        let v6 = DiscoveredEdgeServer(host: "fe80::1%eth0", port: 9080, name: "AllSpark Server", hostName: "s.local")
+        let v6 = DiscoveredService(host: "fe80::1%eth0", port: 9080, name: "AllSpark Server", hostName: "s.local")
         #expect(v6.webSocketURL(secure: true) == "wss://[fe80::1%25eth0]:9080/")
     }
 

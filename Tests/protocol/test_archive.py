@@ -156,7 +156,8 @@ def test_sigkill_mid_upload_resumes_without_duplicates_or_partial_objects(make_n
     assert len(set(stored) - names) <= 2, "every chunk but the newest is archived"
     expected = {"kill/" + name for manifest in found for name in (manifest["chunkFile"], manifest["timestampsFile"])}
     expected |= {f"kill/manifests/{manifest['stamp']}.json" for manifest in found}
-    assert sorted(keys(s3, bucket, "kill/")) == sorted(expected), "nothing but whole chunks and their manifests"
+    expected.add("kill/node.json")  # the node's fleet record (test_fleet.py)
+    assert sorted(keys(s3, bucket, "kill/")) == sorted(expected), "nothing but whole chunks, their manifests and node.json"
     assert not s3.list_multipart_uploads(Bucket=bucket).get("Uploads"), "no unfinished multipart upload left"
     for manifest in found:
         if (store / manifest["chunkFile"]).exists():

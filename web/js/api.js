@@ -36,9 +36,9 @@ export async function getJSON(path) {
   return (await send(path)).json();
 }
 
-export async function putJSON(path, value) {
+async function sendJSON(method, path, value) {
   const response = await send(path, {
-    method: 'PUT',
+    method,
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(value),
   });
@@ -48,6 +48,14 @@ export async function putJSON(path, value) {
 /** An endless response (the live fMP4 stream), for reading as it arrives. */
 export async function openStream(path, signal) {
   return send(path, { signal });
+}
+
+export function putJSON(path, value) {
+  return sendJSON('PUT', path, value);
+}
+
+export function postJSON(path, value) {
+  return sendJSON('POST', path, value);
 }
 
 /** Media comes as a blob because <img> and <video> cannot send the Authorization header. */

@@ -26,6 +26,8 @@ final class ArchiveBacklog: Sendable {
         var uploadFailures = 0
         var evictedBeforeArchive = 0
         var lastEvictedBeforeArchive: String?
+        /// The frame times of the chunks lost that way, for the fleet registry (NodeRecord).
+        var evictedBeforeArchiveRanges = EvictedRanges()
         /// (monotonic ms, bytes) of each upload in the last minute, for the rate.
         var recent: [(atMs: Int64, bytes: Int64)] = []
         var lastChunkBytesPerSecond: Double?
@@ -54,6 +56,9 @@ final class ArchiveBacklog: Sendable {
 
     var isClosed: Bool { state.withLock { $0.closed } }
 
+    /// Whether nothing waits to be archived.
+    var isEmpty: Bool { state.withLock { $0.pending.isEmpty } }
+
     /// No chunk is handed out from now on (those waiting stay counted).
     func close() {
         state.withLock { $0.closed = true }
@@ -69,9 +74,13 @@ final class ArchiveBacklog: Sendable {
             state.pending.remove(at: index)
             state.evictedBeforeArchive += 1
             state.lastEvictedBeforeArchive = record.fileName
+            state.evictedBeforeArchiveRanges.add(startMs: record.startMs, endMs: record.endMs)
             return true
         }
     }
+
+    /// The frame times of the chunks evicted before they were archived, during this run.
+    var evictedBeforeArchiveRanges: [NodeRecord.Extent] { state.withLock { $0.evictedBeforeArchiveRanges.ranges } }
 
     /// An attempt starts; after a failure the state stays `retrying` until one succeeds, so
     /// health does not flicker while the store is away.

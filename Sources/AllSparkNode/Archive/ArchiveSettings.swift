@@ -31,6 +31,21 @@ public struct ArchiveSettings: Sendable, Equatable {
         return base.hasSuffix("/") ? base : base + "/"
     }
 
+    /// A client for the bucket these settings name, with the credentials from the environment
+    /// or `credentialsFile`.
+    /// - Throws: when the endpoint or bucket is malformed, or there are no credentials.
+    public func makeClient() throws -> S3Client {
+        guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+            throw ArchiveError(description: "archive.endpoint must be off or an http:// or https:// URL, got \(endpoint)")
+        }
+        guard Self.isValidBucket(bucket) else {
+            throw ArchiveError(
+                description: "archive.bucket must be an S3 bucket name (3-63 lower-case letters, digits, dots, hyphens), got \"\(bucket)\"")
+        }
+        let credentials = try S3Credentials.load(file: credentialsFile)
+        return S3Client(endpoint: url, bucket: bucket, region: region, pathStyle: pathStyle, credentials: credentials)
+    }
+
     /// S3's rules for bucket names: 3–63 lower-case letters, digits, dots and hyphens.
     static func isValidBucket(_ name: String) -> Bool {
         (3...63).contains(name.count)

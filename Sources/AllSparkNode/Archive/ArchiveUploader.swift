@@ -26,15 +26,18 @@ public struct ArchiveUploader: Service {
             if backlog.evicted(record) { logger.warning("archive: \(record.fileName) was evicted from the ring before it could be archived") }
         }
         await resumeAfterRestart()
-        // At shutdown the chunk under way is finished, so the bucket is left with whole chunks
-        // only, unless that takes longer than `shutdownGrace`: then it is cut off (and
-        // completed at the next start).
+        // At shutdown what waits (the recorder's last chunk included: the uploader stops after
+        // the recorder) is sent for up to `shutdownGrace`; then the chunk under way is cut off
+        // (and completed at the next start), so the bucket is left with whole chunks only.
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await uploadUntilClosed() }
             try? await gracefulShutdown()
-            backlog.close()
             group.addTask { try? await Task.sleep(for: Self.shutdownGrace) }
+            group.addTask {
+                while !backlog.isEmpty, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(100)) }
+            }
             await group.next()
+            backlog.close()
             group.cancelAll()
         }
         await archive.client.shutdown()

@@ -16,25 +16,18 @@ public final class ChunkArchive: Sendable {
 
     /// - Throws: when the settings cannot work (a malformed endpoint or bucket, no credentials).
     public init(settings: ArchiveSettings, nodeName: String, storeDirectory: URL, logger: Logger) throws {
-        guard let endpoint = URL(string: settings.endpoint), ["http", "https"].contains(endpoint.scheme ?? ""), endpoint.host != nil else {
-            throw ArchiveError(description: "archive.endpoint must be off or an http:// or https:// URL, got \(settings.endpoint)")
-        }
-        guard ArchiveSettings.isValidBucket(settings.bucket) else {
-            throw ArchiveError(
-                description: "archive.bucket must be an S3 bucket name (3-63 lower-case letters, digits, dots, hyphens), got \"\(settings.bucket)\"")
-        }
         let prefix = settings.resolvedPrefix(clientName: nodeName)
         guard ArchiveSettings.isValidPrefix(prefix) else {
             throw ArchiveError(description: "archive.prefix must be a relative key path without empty, . or .. segments, got \"\(prefix)\"")
         }
-        let credentials = try S3Credentials.load(file: settings.credentialsFile)
+        let client = try settings.makeClient()
         self.settings = settings
         self.nodeName = nodeName
         layout = ArchiveLayout(prefix: prefix)
-        client = S3Client(endpoint: endpoint, bucket: settings.bucket, region: settings.region, pathStyle: settings.pathStyle, credentials: credentials)
-        journal = ArchiveJournal(storeDirectory: storeDirectory, target: "\(endpoint.absoluteString) \(settings.bucket) \(prefix)")
+        self.client = client
+        journal = ArchiveJournal(storeDirectory: storeDirectory, target: "\(client.endpoint.absoluteString) \(settings.bucket) \(prefix)")
         catalog = ArchiveCatalog(client: client, layout: layout, fetchDirectory: storeDirectory.appendingPathComponent(ArchiveCatalog.fetchDirectoryName), logger: logger)
-        logger.notice("archive: chunks go to \(client.bucketDescription) under \(prefix) (\(credentials))")
+        logger.notice("archive: chunks go to \(client.bucketDescription) under \(prefix) (\(client.signer.credentials))")
     }
 
     public func status(nowMs: Int64 = WallClock.nowMs(), nowMonotonicMs: Int64 = WallClock.monotonicMs()) -> ArchiveStatus {

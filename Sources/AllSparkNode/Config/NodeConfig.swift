@@ -43,6 +43,9 @@ public struct NodeConfig: Sendable, Equatable {
     public var server = ServerSettings()
     public var uplink = UplinkSettings()
     public var archive = ArchiveSettings()
+    /// The dashboard's Fleet page: a file of `name: token` lines for the other nodes (empty:
+    /// this node's own token is tried on every node).
+    public var fleetTokensFile: String = ""
 
     public init() {}
 

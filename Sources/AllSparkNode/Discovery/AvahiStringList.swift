@@ -17,3 +17,19 @@ func withAvahiStringList<Result>(
     defer { avahi_string_list_free(list) }
     return body(list)
 }
+
+/// A resolved TXT record's `key=value` entries (an entry without `=` maps to "").
+enum AvahiTXTRecord {
+    static func pairs(_ list: UnsafeMutablePointer<AvahiStringList>?) -> [String: String] {
+        var pairs: [String: String] = [:]
+        var entry = list
+        while let current = entry {
+            let bytes = UnsafeBufferPointer(start: avahi_string_list_get_text(current), count: avahi_string_list_get_size(current))
+            let text = String(decoding: bytes, as: UTF8.self)
+            let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            pairs[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+            entry = avahi_string_list_get_next(current)
+        }
+        return pairs
+    }
+}

@@ -1,6 +1,7 @@
 import Logging
 
-/// Finds an AllSpark edge server on the LAN through avahi-daemon (for `uplink.url: auto`).
+/// Finds AllSpark edge servers (for `uplink.url: auto`), or with another service type the
+/// fleet's nodes, on the LAN through avahi-daemon.
 public struct EdgeServerBrowser: Sendable {
     /// The type edge servers advertise themselves with.
     public static let edgeServerServiceType = "_allspark._tcp"
@@ -17,8 +18,18 @@ public struct EdgeServerBrowser: Sendable {
     /// within `timeout`.
     /// - Throws: `DiscoveryError.daemonUnavailable` without avahi-daemon or D-Bus,
     ///   `DiscoveryError.avahiFailure` if browsing fails, `CancellationError` when cancelled.
-    public func findFirst(timeout: Duration) async throws -> DiscoveredEdgeServer? {
-        let session = try EdgeServerBrowseSession(serviceType: serviceType, logger: logger)
+    public func findFirst(timeout: Duration) async throws -> DiscoveredService? {
+        try await browse(.first, timeout: timeout).first
+    }
+
+    /// Every instance resolved within `window` (a browse has no end: the window is how long
+    /// to listen for answers).
+    public func findAll(window: Duration) async throws -> [DiscoveredService] {
+        try await browse(.all, timeout: window)
+    }
+
+    private func browse(_ mode: ServiceBrowseSession.Mode, timeout: Duration) async throws -> [DiscoveredService] {
+        let session = try ServiceBrowseSession(serviceType: serviceType, mode: mode, logger: logger)
         defer { session.close() }
         let milliseconds = Self.milliseconds(timeout)
         return try await withTaskCancellationHandler {

@@ -6,6 +6,8 @@ public struct NodeAdvertisement: Sendable, Equatable {
     public static let serviceType = "_allspark-node._tcp"
     /// TXT keys the node sets itself; extra entries may not reuse them.
     public static let reservedKeys: Set<String> = ["name", "version", "api", "tls"]
+    /// The TXT key of the node's lasting id (NodeIdentity).
+    public static let idKey = "id"
 
     /// The instance name asked for; avahi may publish an alternative after a collision.
     public let name: String

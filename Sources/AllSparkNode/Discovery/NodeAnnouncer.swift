@@ -12,10 +12,13 @@ public final class NodeAnnouncer: Sendable {
     }
 
     /// Starts publishing `_allspark-node._tcp` on `port`; an absent avahi-daemon is waited for.
-    func announce(name: String, port: Int, tls: Bool) {
+    /// The TXT record carries the node's id, so the fleet merges it with its bucket record.
+    func announce(identity: NodeIdentity, port: Int, tls: Bool) {
+        let name = identity.name
         do {
             let advertisement = try NodeAdvertisement(
-                name: name, port: UInt16(clamping: port), version: NodeVersion.current, apiPath: "/api", tlsEnabled: tls)
+                name: name, port: UInt16(clamping: port), version: NodeVersion.current, apiPath: "/api", tlsEnabled: tls,
+                extraTXT: [NodeAdvertisement.idKey: identity.id])
             let started = AvahiPublisher(advertisement: advertisement, logger: logger)
             started.start()
             publisher.withLock { $0 = started }

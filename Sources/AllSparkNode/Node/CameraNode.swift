@@ -46,7 +46,7 @@ public struct CameraNode: Sendable {
         let config = services.live.config
         let logger = logger
         let announcer = services.announcer
-        let name = ClientIdentity.name(configured: config.uplink.name, storeDirectory: services.store.directory)
+        let identity = services.identity
         defer { announcer.withdraw() }
         let dashboard = config.server.dashboardDirectory
         if FileManager.default.fileExists(atPath: dashboard + "/index.html") {
@@ -56,10 +56,14 @@ public struct CameraNode: Sendable {
         }
         let notifier = SystemdNotifier()
         let supervision = notifier.isSupervised ? SystemdSupervision(notifier: notifier, recorder: services.recorder, logger: logger) : nil
+        let registry = services.archive.map {
+            RegistryWriter(identity: identity, archive: $0, store: services.store, server: config.server, logger: logger)
+        }
         let application = try NodeServer.makeApplication(services: services, logger: logger) { port in
             logger.notice("serving the API, WebSocket and dashboard on \(config.server.usesTLS ? "https" : "http")://\(config.server.host):\(port)/")
-            if config.server.announce { announcer.announce(name: name, port: port, tls: config.server.usesTLS) }
+            if config.server.announce { announcer.announce(identity: identity, port: port, tls: config.server.usesTLS) }
             supervision?.serverStarted(port: port)
+            registry?.serverStarted(port: port)
             await onServerRunning(port)
         }
         var serviceList: [ServiceGroupConfiguration.ServiceConfiguration] = [
@@ -73,9 +77,12 @@ public struct CameraNode: Sendable {
         if services.access.tokenFile != nil {
             serviceList.append(.init(service: AccessTokenWatcher(policy: services.access, peers: services.peers, liveVideo: services.liveVideo, logger: logger)))
         }
+        // Before the recorder, so that it stops after it and sends the last chunk.
         if let archive = services.archive {
-            serviceList.append(.init(service: ArchiveUploader(archive: archive, store: services.store, logger: logger)))
+            serviceList.insert(.init(service: ArchiveUploader(archive: archive, store: services.store, logger: logger)), at: 0)
         }
+        // First, so that it stops last (RegistryWriter).
+        if let registry { serviceList.insert(.init(service: registry), at: 0) }
         if config.uplink.url != "off" {
             let browser = EdgeServerBrowser(logger: logger)
             let uplink = Uplink(settings: config.uplink, services: services, logger: logger) {

@@ -59,6 +59,7 @@ struct HealthReport {
         level = !errors.isEmpty ? .error : !warnings.isEmpty ? .degraded : .ok
         json = .object([
             "status": .string(level.rawValue),
+            "node": .object(["id": .string(services.identity.id), "name": .string(services.identity.name)]),
             "timestamp": .number(Double(WallClock.nowMs()) / 1000),
             "uptime": .number(Double(uptimeMs) / 1000),
             "recording": .bool(status.recording && !status.finished),
@@ -67,6 +68,8 @@ struct HealthReport {
                 "usedBytes": .number(Double(usage.usedBytes)),
                 "capBytes": .number(Double(usage.capBytes)),
                 "chunks": .number(Double(usage.chunkCount)),
+                "oldestMs": usage.oldestMs.map { .number(Double($0)) } ?? .null,
+                "newestMs": usage.newestMs.map { .number(Double($0)) } ?? .null,
                 "writable": .bool(storeProblem == nil),
                 "waiting": .bool(status.storeWaiting),
             ]),

@@ -23,6 +23,7 @@ public enum NodeServer {
         ChunkRoutes(services: services).register(on: router)
         LiveRoutes(live: services.liveVideo).register(on: router)
         MediaRoutes(services: services, metrics: MetricsExporter(services: services)).register(on: router)
+        FleetRoutes(services: services, logger: logger).register(on: router)
         router.add(middleware: FileMiddleware(settings.dashboardDirectory, searchForIndexHtml: true, logger: logger))
 
         let webSocketRouter = WebSocketEndpoint(services: services).makeRouter()

@@ -18,6 +18,8 @@ public struct NodeServices: Sendable {
     public let access: AccessPolicy
     /// The bucket chunks are copied to, when `archive.endpoint` is set.
     public let archive: ChunkArchive?
+    /// The node's lasting id and its name, as the fleet knows it (mDNS, the bucket, health).
+    public let identity: NodeIdentity
     public let startedAtMonotonicMs: Int64
 
     public init(
@@ -38,6 +40,7 @@ public struct NodeServices: Sendable {
         self.snapshots = SnapshotSource(recorder: recorder)
         announcer = NodeAnnouncer(logger: Logger(label: "allspark-node.mdns"))
         clips = ClipExportQueue()
+        identity = NodeIdentity.resolve(storeDirectory: store.directory, configuredName: live.config.uplink.name)
         startedAtMonotonicMs = WallClock.monotonicMs()
     }
 

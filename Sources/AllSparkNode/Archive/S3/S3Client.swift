@@ -69,10 +69,11 @@ public final class S3Client: Sendable {
             body: (body, length), payloadSHA256: sha256)
     }
 
-    /// Starts reading an object, nil when there is none; the caller consumes `response.body`.
-    public func get(key: String) async throws -> HTTPClientResponse? {
+    /// Starts reading an object (from byte `offset` on: a 206 answer), nil when there is
+    /// none; the caller consumes `response.body`.
+    public func get(key: String, offset: Int64 = 0) async throws -> HTTPClientResponse? {
         do {
-            return try await send("GET", key: key, operation: "GET \(key)")
+            return try await send("GET", key: key, operation: "GET \(key)", headers: offset > 0 ? [("range", "bytes=\(offset)-")] : [])
         } catch let error as S3Error where error.isMissingObject {
             return nil
         }

@@ -3,21 +3,25 @@ import Logging
 import Synchronization
 
 /// One search for a service type: browses, resolves each instance as it appears, and
-/// delivers the first one that resolves, `nil` at the deadline, or an error. Used once.
+/// delivers the first one that resolves (`.first`) or every one resolved by the deadline
+/// (`.all`): an empty list at the deadline when none did, or an error. Used once.
 ///
 /// All `var`s are touched only on the avahi loop: in its callbacks, or under `loop.withLock`.
-final class EdgeServerBrowseSession: @unchecked Sendable {
-    typealias Outcome = Result<DiscoveredEdgeServer?, any Error>
+final class ServiceBrowseSession: @unchecked Sendable {
+    typealias Outcome = Result<[DiscoveredService], any Error>
+
+    enum Mode { case first, all }
 
     private enum Delivery {
         case notStarted
         case cancelledBeforeStart
-        case waiting(CheckedContinuation<DiscoveredEdgeServer?, any Error>)
+        case waiting(CheckedContinuation<[DiscoveredService], any Error>)
         case delivered
     }
 
     private let loop: AvahiThreadedLoop
     private let serviceType: String
+    private let mode: Mode
     private let logger: Logger
     private let delivery = Mutex(Delivery.notStarted)
 
@@ -26,15 +30,18 @@ final class EdgeServerBrowseSession: @unchecked Sendable {
     private var deadlineTimer: OpaquePointer?
     /// Open resolvers and the address protocol each asked for.
     private var resolvers: [OpaquePointer: AvahiProtocol] = [:]
+    /// What `.all` has resolved so far, by instance name.
+    private var resolved: [String: DiscoveredService] = [:]
 
-    init(serviceType: String, logger: Logger) throws(DiscoveryError) {
+    init(serviceType: String, mode: Mode, logger: Logger) throws(DiscoveryError) {
         loop = try AvahiThreadedLoop()
         self.serviceType = serviceType
+        self.mode = mode
         self.logger = logger
     }
 
     /// Starts the search; `continuation` is resumed exactly once.
-    func begin(timeoutMilliseconds: UInt32, continuation: CheckedContinuation<DiscoveredEdgeServer?, any Error>) {
+    func begin(timeoutMilliseconds: UInt32, continuation: CheckedContinuation<[DiscoveredService], any Error>) {
         let isCancelled = delivery.withLock { delivery in
             if case .cancelledBeforeStart = delivery { return true }
             delivery = .waiting(continuation)
@@ -91,12 +98,12 @@ final class EdgeServerBrowseSession: @unchecked Sendable {
 
     private var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
-    private static func session(_ userdata: UnsafeMutableRawPointer?) -> EdgeServerBrowseSession? {
-        userdata.map { Unmanaged<EdgeServerBrowseSession>.fromOpaque($0).takeUnretainedValue() }
+    private static func session(_ userdata: UnsafeMutableRawPointer?) -> ServiceBrowseSession? {
+        userdata.map { Unmanaged<ServiceBrowseSession>.fromOpaque($0).takeUnretainedValue() }
     }
 
     private func deliver(_ outcome: Outcome) {
-        let continuation = delivery.withLock { delivery -> CheckedContinuation<DiscoveredEdgeServer?, any Error>? in
+        let continuation = delivery.withLock { delivery -> CheckedContinuation<[DiscoveredService], any Error>? in
             guard case .waiting(let continuation) = delivery else { return nil }
             delivery = .delivered
             return continuation
@@ -108,7 +115,7 @@ final class EdgeServerBrowseSession: @unchecked Sendable {
         var error: Int32 = 0
         // No NO_FAIL flag: a missing daemon must fail now, not be waited for.
         let newClient = avahi_client_new(loop.poll, AvahiClientFlags(0), { client, state, userdata in
-            guard let client, let session = EdgeServerBrowseSession.session(userdata) else { return }
+            guard let client, let session = ServiceBrowseSession.session(userdata) else { return }
             session.clientChanged(client, state)
         }, userdata, &error)
         guard let newClient else {
@@ -119,7 +126,7 @@ final class EdgeServerBrowseSession: @unchecked Sendable {
         browser = avahi_service_browser_new(
             newClient, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC), serviceType, nil,
             AvahiLookupFlags(0), { _, interface, proto, event, name, type, domain, _, userdata in
-                EdgeServerBrowseSession.session(userdata)?.browserEvent(event, interface, proto, name, type, domain)
+                ServiceBrowseSession.session(userdata)?.browserEvent(event, interface, proto, name, type, domain)
             }, userdata)
         guard browser != nil else {
             deliver(.failure(DiscoveryError.avahiFailure(
@@ -127,7 +134,8 @@ final class EdgeServerBrowseSession: @unchecked Sendable {
             return
         }
         deadlineTimer = loop.makeTimer(afterMilliseconds: timeoutMilliseconds, userdata: userdata) { _, userdata in
-            EdgeServerBrowseSession.session(userdata)?.deliver(.success(nil))
+            guard let session = ServiceBrowseSession.session(userdata) else { return }
+            session.deliver(.success(session.resolved.values.sorted { $0.name < $1.name }))
         }
         if deadlineTimer == nil {
             deliver(.failure(DiscoveryError.avahiFailure(operation: "timeout_new", reason: "out of memory")))
@@ -163,9 +171,9 @@ final class EdgeServerBrowseSession: @unchecked Sendable {
         guard let client else { return }
         let resolver = avahi_service_resolver_new(
             client, interface, proto, name, type, domain, addressProtocol, AvahiLookupFlags(0),
-            { resolver, interface, proto, event, name, type, domain, hostName, address, port, _, _, userdata in
-                guard let resolver, let session = EdgeServerBrowseSession.session(userdata) else { return }
-                session.resolverEvent(resolver, event, interface, proto, name, type, domain, hostName, address, port)
+            { resolver, interface, proto, event, name, type, domain, hostName, address, port, txt, _, userdata in
+                guard let resolver, let session = ServiceBrowseSession.session(userdata) else { return }
+                session.resolverEvent(resolver, event, interface, proto, name, type, domain, hostName, address, port, AvahiTXTRecord.pairs(txt))
             }, userdata)
         guard let resolver else {
             logger.warning("mDNS: cannot resolve \"\(String(cString: name))\": \(avahiErrorText(avahi_client_errno(client)))")
@@ -177,7 +185,7 @@ final class EdgeServerBrowseSession: @unchecked Sendable {
     private func resolverEvent(
         _ resolver: OpaquePointer, _ event: AvahiResolverEvent, _ interface: AvahiIfIndex, _ proto: AvahiProtocol,
         _ name: UnsafePointer<CChar>?, _ type: UnsafePointer<CChar>?, _ domain: UnsafePointer<CChar>?,
-        _ hostName: UnsafePointer<CChar>?, _ address: UnsafePointer<AvahiAddress>?, _ port: UInt16
+        _ hostName: UnsafePointer<CChar>?, _ address: UnsafePointer<AvahiAddress>?, _ port: UInt16, _ txt: [String: String]
     ) {
         let askedFor = resolvers[resolver]
         // At the end: the strings passed in belong to the resolver's reply.
@@ -189,7 +197,11 @@ final class EdgeServerBrowseSession: @unchecked Sendable {
             guard let address, let host = avahiAddressText(address, interface: interface) else { return }
             let hostName = hostName.map { String(cString: $0) } ?? host
             logger.info("mDNS: found \(serviceType) \"\(instance)\" at \(host):\(port)")
-            deliver(.success(DiscoveredEdgeServer(host: host, port: Int(port), name: instance, hostName: hostName)))
+            let service = DiscoveredService(host: host, port: Int(port), name: instance, hostName: hostName, txt: txt)
+            switch mode {
+            case .first: deliver(.success([service]))
+            case .all: resolved[instance] = service
+            }
         case AVAHI_RESOLVER_FAILURE where askedFor == AvahiProtocol(AVAHI_PROTO_INET):
             // No IPv4 address: take whatever the server has.
             resolve(name, type, domain, interface, proto, addressProtocol: AvahiProtocol(AVAHI_PROTO_UNSPEC))

@@ -1,5 +1,5 @@
-/// An edge server found on the LAN with mDNS.
-public struct DiscoveredEdgeServer: Sendable, Equatable {
+/// A service (an edge server, a node) found on the LAN with mDNS.
+public struct DiscoveredService: Sendable, Equatable {
     /// A numeric address, IPv4 when the server has one; link-local IPv6 carries its `%interface`.
     public let host: String
     public let port: Int
@@ -7,8 +7,11 @@ public struct DiscoveredEdgeServer: Sendable, Equatable {
     public let name: String
     /// The server's mDNS host name, e.g. "lab-server.local".
     public let hostName: String
+    /// The TXT record's `key=value` entries.
+    public let txt: [String: String]
 
-    public init(host: String, port: Int, name: String, hostName: String) {
+    public init(host: String, port: Int, name: String, hostName: String, txt: [String: String] = [:]) {
+        self.txt = txt
         self.host = host
         self.port = port
         self.name = name

@@ -1,0 +1,83 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The Fleet page's API: `GET /api/fleet` (every node, as `fleet list --json`),
+/// `POST /api/fleet/exports` (`{"start": s, "end": s, "nodes": [..]}`, epoch seconds; starts
+/// the same fetch as `fleet fetch`), `GET /api/fleet/exports/{id}` (its progress, then its
+/// manifest) and `GET /api/fleet/exports/{id}/zip`.
+struct FleetRoutes {
+    let services: NodeServices
+    let exports: FleetExports
+
+    init(services: NodeServices, logger: Logger) {
+        self.services = services
+        exports = FleetExports(storeDirectory: services.store.directory, settings: services.live.config.archive, logger: logger)
+    }
+
+    private struct ExportRequest: Decodable {
+        let start: Double
+        let end: Double
+        let nodes: [String]?
+    }
+
+    func register(on router: Router<NodeRequestContext>) {
+        router.get("/api/fleet") { _, _ in
+            try Self.encode(await exports.discover())
+        }
+        router.post("/api/fleet/exports") { request, _ in
+            let body = try await request.body.collect(upTo: 64 * 1024)
+            guard let asked = try? JSONDecoder().decode(ExportRequest.self, from: Data(body.readableBytesView)) else {
+                return JSONResponse.error("expected {\"start\": epoch seconds, \"end\": epoch seconds, \"nodes\": [names] or absent}", status: .badRequest)
+            }
+            let startMs = Int64((asked.start * 1000).rounded())
+            let endMs = Int64((asked.end * 1000).rounded())
+            guard startMs < endMs else { return JSONResponse.error("start must be before end (the range is backwards or empty)", status: .badRequest) }
+            let tokens: FleetTokens
+            do {
+                tokens = try fleetTokens(request)
+            } catch {
+                return JSONResponse.error("fleet.tokensFile: \(error)", status: .internalServerError)
+            }
+            do {
+                return try Self.encode(await exports.start(startMs: startMs, endMs: endMs, nodes: asked.nodes, tokens: tokens), status: .accepted)
+            } catch let unknown as FleetFetcher.UnknownNodes {
+                return JSONResponse.error(unknown.description, status: .badRequest)
+            }
+        }
+        router.get("/api/fleet/exports/:id") { _, context in
+            guard let job = exports.job(try context.parameters.require("id")) else {
+                return JSONResponse.error("no such export (only the newest \(FleetExports.kept) are kept)", status: .notFound)
+            }
+            return try Self.encode(job)
+        }
+        router.get("/api/fleet/exports/:id/zip") { request, context in
+            let id = try context.parameters.require("id")
+            guard let job = exports.job(id), job.state == .done, let size = job.zipBytes else {
+                return JSONResponse.error("no finished export \(id)", status: .notFound)
+            }
+            var response = try await ChunkRoutes.serveFile(
+                path: exports.zipPath(id).path, size: Int(size), contentType: "application/zip", request: request, context: context)
+            response.headers[.contentDisposition] = "attachment; filename=\"fleet-\(job.startMs / 1000)-\(job.endMs / 1000).zip\""
+            return response
+        }
+    }
+
+    /// The tokens for other nodes: the file `fleet.tokensFile` names, and the token this
+    /// request came with for every node the file does not name.
+    private func fleetTokens(_ request: Request) throws -> FleetTokens {
+        let bearer = request.headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        var tokens = FleetTokens(shared: bearer)
+        let file = services.live.config.fleetTokensFile
+        if !file.isEmpty { tokens.byNode = try FleetTokens.parse(String(contentsOfFile: file, encoding: .utf8), file: file) }
+        return tokens
+    }
+
+    private static func encode<Value: Encodable>(_ value: Value, status: HTTPResponse.Status = .ok) throws -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        headers[.cacheControl] = "no-store"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(data: try JSONEncoder().encode(value))))
+    }
+}

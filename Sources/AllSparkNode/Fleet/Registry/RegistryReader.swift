@@ -1,0 +1,32 @@
+import Foundation
+
+/// Reads the fleet's records from the bucket: one listing of `allspark-fleet/` (a page per
+/// 1,000 nodes), then each record, a few at a time.
+public struct RegistryReader: Sendable {
+    static let parallelReads = 8
+
+    let client: S3Client
+
+    public init(client: S3Client) {
+        self.client = client
+    }
+
+    /// Every record, by node id. A record that is not one the node writes is skipped.
+    public func records() async throws -> [NodeRecord] {
+        var keys: [String] = []
+        var token: String?
+        repeat {
+            let page = try await client.list(prefix: NodeRecord.fleetPrefix, continuationToken: token)
+            keys += page.keys.filter { $0.hasSuffix(".json") }
+            token = page.nextContinuationToken
+        } while token != nil
+        let found = try await BoundedTasks.map(keys, limit: Self.parallelReads) { try await read($0) }
+        return found.compactMap { $0 }.sorted { $0.name < $1.name }
+    }
+
+    private func read(_ key: String) async throws -> NodeRecord? {
+        guard let bytes = try await client.get(key: key)?.body.collect(upTo: 1 << 20) else { return nil }
+        guard let record = try? NodeRecord.decode(Array(buffer: bytes)), key == NodeRecord.fleetKey(id: record.id) else { return nil }
+        return record
+    }
+}
