@@ -140,6 +140,9 @@ struct FleetFetchCommand: AsyncParsableCommand {
                 throw ValidationError("\(error)")
             }
             if let error = found.mdnsError { FetchProgressView.note(error) }
+            if selected.isEmpty {
+                FetchProgressView.note("no nodes found: none on mDNS\(bucket == nil ? ", and no bucket configured (--archive-endpoint, --archive-bucket)" : " or in the bucket's registry")")
+            }
             let view = FetchProgressView()
             let progress = FetchProgress { node in view.nodeDone(node) }
             let drawing = Task { await view.draw(progress) }
