@@ -23,7 +23,7 @@ measure() {  # label binary
     rss=$(awk '/^VmRSS/ {print $2}' /proc/$pid/status)
     hwm=$(awk '/^VmHWM/ {print $2}' /proc/$pid/status)
     kill -TERM $pid; wait $pid || true
-    printf '%-28s RSS %6.1f MiB  peak %6.1f MiB\n' "$1" "$(echo "$rss / 1024" | bc -l)" "$(echo "$hwm / 1024" | bc -l)"
+    awk -v label="$1" -v rss="$rss" -v hwm="$hwm" 'BEGIN { printf "%-28s RSS %6.1f MiB  peak %6.1f MiB\n", label, rss / 1024, hwm / 1024 }'
     rm -rf "$store" "$store.log"
 }
 for round in 1 2; do
