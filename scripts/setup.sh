@@ -15,7 +15,7 @@ if [ "${1:-}" = "--test" ]; then
     packages+=(chromium chromium-driver)                                          # the dashboard's browser tests
     packages+=(qemu-system-x86 linux-image-amd64 busybox-static v4l-utils curl)  # the camera suite's VM (vivid)
     packages+=(ceph-mon ceph-osd radosgw ceph-common)                            # the archive tests' S3 service (radosgw)
-    packages+=(mmdebstrap systemd-container)                                     # the package suite's booted Debian 12 (systemd-nspawn)
+    packages+=(mmdebstrap systemd-container procps)                              # the package suite's booted Debian 12 (systemd-nspawn; pgrep finds its PID 1)
     packages+=(e2fsprogs mount)                                                   # the store-fault tests' disks (mkfs.ext4, losetup, mount)
 fi
 if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--package" ]; then
