@@ -28,6 +28,8 @@ struct allspark_face_net {
     std::vector<SizedNet> nets;
     // Reused between calls: the I420 input at net size, its RGB form, the blob, the outputs.
     cv::Mat i420;
+    // For each plane, its part inside the frame scaled, then widened past the side edges.
+    cv::Mat insidePlanes[3][2];
     cv::Mat rgb;
     cv::Mat blob;
     std::vector<cv::Mat> outputs;
@@ -63,9 +65,15 @@ bool hasCenterFaceShape(const std::vector<cv::Mat> &outputs, int inputWidth, int
     return true;
 }
 
-bool isInside(const allspark_rect &region, const allspark_yuv420_image &image) {
-    return region.x >= 0 && region.y >= 0 && region.width >= 2 && region.height >= 2 &&
-           region.x <= image.width - region.width && region.y <= image.height - region.height;
+// A region may reach past the frame's edges (the part outside is filled by reflection),
+// but at least 2x2 pixels of it must be inside and it may not be absurdly large.
+bool isUsable(const allspark_rect &region, const allspark_yuv420_image &image) {
+    const int64_t left = std::max<int64_t>(region.x, 0);
+    const int64_t top = std::max<int64_t>(region.y, 0);
+    const int64_t right = std::min<int64_t>(int64_t(region.x) + region.width, image.width);
+    const int64_t bottom = std::min<int64_t>(int64_t(region.y) + region.height, image.height);
+    return region.width >= 2 && region.height >= 2 && region.width <= 3 * int64_t(image.width) &&
+           region.height <= 3 * int64_t(image.height) && right - left >= 2 && bottom - top >= 2;
 }
 
 bool isValid(const allspark_yuv420_image &image) {
@@ -84,24 +92,62 @@ void scaleInto(const cv::Mat &source, cv::Mat target) {
     cv::resize(source, target, target.size(), 0, 0, shrinking ? cv::INTER_AREA : cv::INTER_LINEAR);
 }
 
+// Where the part of `region` inside the frame lands in the net's input of `size`: the
+// region maps linearly onto the input, so the outside part becomes a border.
+cv::Rect insideAtNetScale(const allspark_rect &region, const cv::Rect &inside, cv::Size size) {
+    const double scaleX = static_cast<double>(size.width) / region.width;
+    const double scaleY = static_cast<double>(size.height) / region.height;
+    const int left = std::clamp(static_cast<int>(std::lround((inside.x - region.x) * scaleX)), 0, size.width - 1);
+    const int top = std::clamp(static_cast<int>(std::lround((inside.y - region.y) * scaleY)), 0, size.height - 1);
+    const int right =
+        std::clamp(static_cast<int>(std::lround((inside.x + inside.width - region.x) * scaleX)), left + 1, size.width);
+    const int bottom =
+        std::clamp(static_cast<int>(std::lround((inside.y + inside.height - region.y) * scaleY)), top + 1, size.height);
+    return cv::Rect(left, top, right - left, bottom - top);
+}
+
+// Scales one plane's part of the region into `target`. Where the region reaches past the
+// frame, the inside part is scaled into its share of `target` and the rest is filled:
+// beyond a side edge with the inside's mirror image (a face is left-right symmetric, so a
+// face cut by the side is seen whole, with its reflection), beyond the top or bottom with
+// the edge row repeated (a face mirrored there would be upside down, which the net takes
+// for something else).
+void fillPlane(const cv::Mat &plane, const allspark_rect &region, cv::Mat (&scratch)[2], cv::Mat target) {
+    const cv::Rect frame(0, 0, plane.cols, plane.rows);
+    const cv::Rect wanted(region.x, region.y, region.width, region.height);
+    const cv::Rect inside = wanted & frame;
+    if (inside == wanted) {
+        scaleInto(plane(inside), target);
+        return;
+    }
+    const cv::Rect placed = insideAtNetScale(region, inside, target.size());
+    // Sized once for the whole input, so a region of another shape reuses them.
+    scratch[0].create(target.size(), CV_8UC1);
+    scratch[1].create(target.size(), CV_8UC1);
+    cv::Mat scaled = scratch[0](cv::Rect(0, 0, placed.width, placed.height));
+    scaleInto(plane(inside), scaled);
+    cv::Mat widened = scratch[1](cv::Rect(0, 0, target.cols, placed.height));
+    cv::copyMakeBorder(scaled, widened, 0, 0, placed.x, target.cols - placed.x - placed.width, cv::BORDER_REFLECT_101);
+    cv::copyMakeBorder(widened, target, placed.y, target.rows - placed.y - placed.height, 0, 0, cv::BORDER_REPLICATE);
+}
+
 // Scales the region's three planes straight into one contiguous I420 picture at net size,
 // so the colour conversion reads every plane from one buffer.
 void fillI420(allspark_face_net &state, const allspark_yuv420_image &image, const allspark_rect &region,
               int width, int height) {
     state.i420.create(height * 3 / 2, width, CV_8UC1);
     uint8_t *base = state.i420.data;
-    const cv::Rect lumaRegion(region.x, region.y, region.width, region.height);
-    const cv::Rect chromaRegion(region.x / 2, region.y / 2, std::max(1, region.width / 2),
-                                std::max(1, region.height / 2));
+    const allspark_rect chromaRegion{region.x / 2, region.y / 2, std::max(1, region.width / 2),
+                                     std::max(1, region.height / 2)};
     const int chromaWidth = (image.width + 1) / 2;
     const int chromaHeight = (image.height + 1) / 2;
-    scaleInto(borrowPlane(image.y, image.width, image.height, image.y_stride)(lumaRegion),
+    fillPlane(borrowPlane(image.y, image.width, image.height, image.y_stride), region, state.insidePlanes[0],
               cv::Mat(height, width, CV_8UC1, base));
     uint8_t *u = base + width * height;
     uint8_t *v = u + (width / 2) * (height / 2);
-    scaleInto(borrowPlane(image.u, chromaWidth, chromaHeight, image.u_stride)(chromaRegion),
+    fillPlane(borrowPlane(image.u, chromaWidth, chromaHeight, image.u_stride), chromaRegion, state.insidePlanes[1],
               cv::Mat(height / 2, width / 2, CV_8UC1, u));
-    scaleInto(borrowPlane(image.v, chromaWidth, chromaHeight, image.v_stride)(chromaRegion),
+    fillPlane(borrowPlane(image.v, chromaWidth, chromaHeight, image.v_stride), chromaRegion, state.insidePlanes[2],
               cv::Mat(height / 2, width / 2, CV_8UC1, v));
 }
 
@@ -176,7 +222,7 @@ allspark_status allspark_face_net_detect(allspark_face_net *net, allspark_yuv420
         return ALLSPARK_ERROR_INVALID_ARGUMENT;
     }
     *count = 0;
-    if (!isValid(image) || !isInside(region, image) || input_width < 32 || input_height < 32 ||
+    if (!isValid(image) || !isUsable(region, image) || input_width < 32 || input_height < 32 ||
         input_width % 32 != 0 || input_height % 32 != 0 || !(score_threshold > 0.0f) ||
         !(score_threshold < 1.0f) || !(overlap_threshold > 0.0f) || !(overlap_threshold <= 1.0f)) {
         return ALLSPARK_ERROR_INVALID_ARGUMENT;

@@ -55,6 +55,41 @@ private final class FailingDetector: RegionDetector {
     }
 }
 
+/// The frame number a test codes into the top-left pixel's luma.
+private func frameNumber(in frame: YUV420Frame) -> Int { Int(frame.y[0]) }
+
+/// Finds the square only in frames numbered `firstFound` or later, as a detector finds a
+/// face only once it has turned towards the camera.
+private final class LateSquareDetector: RegionDetector {
+    let square = SlowSquareDetector(delayMs: 10)
+    let firstFound: Int
+    init(firstFound: Int) { self.firstFound = firstFound }
+
+    func detect(in frame: YUV420Frame, appendingTo regions: inout [PixelRect]) throws(PrivacyError) {
+        guard frameNumber(in: frame) >= firstFound else { return }
+        try square.detect(in: frame, appendingTo: &regions)
+    }
+}
+
+/// Which frame numbers a detector has finished searching, readable from the test's thread.
+private final class SearchLog: Sendable {
+    private let searched = Mutex<[Int]>([])
+    func add(_ number: Int) { searched.withLock { $0.append(number) } }
+    var newest: Int { searched.withLock { $0.max() ?? -1 } }
+    var all: [Int] { searched.withLock { $0 } }
+}
+
+/// A detector made slow on purpose (40 ms a search) that logs each frame it has searched.
+private final class LoggingSlowDetector: RegionDetector {
+    let log: SearchLog
+    init(log: SearchLog) { self.log = log }
+
+    func detect(in frame: YUV420Frame, appendingTo regions: inout [PixelRect]) throws(PrivacyError) {
+        usleep(40_000)
+        log.add(frameNumber(in: frame))
+    }
+}
+
 extension TestFrame {
     convenience init(copying picture: YUV420Frame) {
         self.init(width: picture.width, height: picture.height)
@@ -213,5 +248,55 @@ struct PrivacyDelayLineTests {
         #expect(inputFaces.filter { !$0.isEmpty }.count >= 60)
         let surviving = FaceClip.facesSurviving(input: inputFaces, output: outputFaces)
         #expect(surviving.isEmpty, "faces still detectable: \(surviving.prefix(5))")
+    }
+
+    @Test("a square the detector finds only 10 frames after it appeared is masked back to its first frame")
+    func lateFoundSquareIsMaskedBack() throws {
+        let masker = try DelayLineMasker(
+            width: 160, height: 120, settings: .init(capacity: 64, style: .fill, lookbackMs: 500),
+            makeDetectors: { [LateSquareDetector(firstFound: 40)] })
+        var released: [(number: Int, boxes: [PixelRect])] = []
+        let collect = { (frame: MaskedFrame) in released.append((frameNumber(in: frame.picture), frame.maskedBoxes)) }
+        let square = PixelRect(x: 60, y: 50, width: 20, height: 20)
+        for index in 0..<80 {
+            let picture = frame(squareX: index >= 30 ? square.x : nil)
+            picture.setLuma(0, 0, UInt8(index))
+            try withExtendedLifetime(picture) { try masker.push(picture.frame, captureTimeMs: Int64(index) * 33, emit: collect) }
+            usleep(20_000)
+        }
+        try masker.finish(emit: collect)
+
+        try #require(released.map(\.number) == Array(0..<80))
+        let exposed = (30..<80).filter { coverage(of: square, by: released[$0].boxes) < 1 }
+        #expect(exposed.isEmpty, "frames showing the square: \(exposed)")
+    }
+
+    @Test("a detector too slow for the frame rate lets no frame out before a search at or after it; the waits are counted")
+    func slowDetectionNeverReleasesUnsearchedFrames() throws {
+        let log = SearchLog()
+        let masker = try DelayLineMasker(
+            // Every search runs the detector (none is skipped as "nothing changed"), so the log sees them all.
+            width: 160, height: 120, settings: .init(capacity: 6, style: .fill, searchesChangedRegions: false, lookbackMs: 0),
+            makeDetectors: { [LoggingSlowDetector(log: log)] })
+        var early: [String] = []
+        var released = 0
+        let collect = { (frame: MaskedFrame) in
+            let number = frameNumber(in: frame.picture)
+            if log.newest < number { early.append("frame \(number) left when the newest search was \(log.newest)") }
+            released += 1
+        }
+        for index in 0..<60 {
+            let picture = frame(squareX: nil)
+            picture.setLuma(0, 0, UInt8(index))
+            try withExtendedLifetime(picture) { try masker.push(picture.frame, captureTimeMs: Int64(index) * 33, emit: collect) }
+            usleep(5_000)
+        }
+        try masker.finish(emit: collect)
+
+        #expect(released == 60)
+        #expect(early.isEmpty, "\(early)")
+        #expect(log.all.count < 30, "searched \(log.all.count) of 60: the detector was not the slower side")
+        let waits = masker.counters.snapshot().waitsForDetection
+        #expect(waits > 0 && waits == masker.waitsForDetection, "waits counted: \(waits)")
     }
 }

@@ -24,6 +24,11 @@ public final class PrivacyCounters: Sendable {
         /// Searches per second, averaged over about the last ten searches.
         public internal(set) var searchesPerSecond: Double = 0
         fileprivate var lastSearchAt: Double?
+        /// Times a new frame waited for a search because the delay line was full of frames
+        /// not yet searched (detection is behind: a live source drops frames meanwhile),
+        /// and when that last happened (seconds of system uptime).
+        public internal(set) var waitsForDetection = 0
+        public internal(set) var lastWaitAt: Double?
         /// Why detection last failed, if it ever did.
         public internal(set) var lastFailure: PrivacyError?
         public internal(set) var lastDetectionMs: Double = 0
@@ -57,6 +62,20 @@ public final class PrivacyCounters: Sendable {
             totals.facesAppeared += appeared
             totals.recordSearch(detectionMs)
         }
+    }
+
+    func recordWaitForDetection() {
+        let now = ProcessInfo.processInfo.systemUptime
+        state.withLock { totals in
+            totals.waitsForDetection += 1
+            totals.lastWaitAt = now
+        }
+    }
+
+    /// Whether a frame waited for detection in the last `seconds`.
+    public func waitedForDetection(withinSeconds seconds: Double) -> Bool {
+        guard let last = snapshot().lastWaitAt else { return false }
+        return ProcessInfo.processInfo.systemUptime - last <= seconds
     }
 
     func recordFailure(_ failure: PrivacyError, detectionMs: Double?) {

@@ -10,6 +10,8 @@ struct HealthReport {
     static let stalledAfterMs: Int64 = 3000
     /// A recording ending this far after the node's clock means the clock was set back.
     static let clockBehindToleranceMs: Int64 = 2000
+    /// Health stays degraded this long after a frame last waited for detection.
+    static let privacyBehindWindowSeconds = 60.0
 
     let level: Level
     let json: JSONValue
@@ -54,6 +56,11 @@ struct HealthReport {
         if let archive { warnings += archive.problems(maxLagSeconds: config.archive.maxLagSeconds) }
         let privacy = services.privacy.snapshot()
         if let reason = services.privacy.weakerDetectorReason { warnings.append("privacy degraded: \(reason)") }
+        if services.privacy.waitedForDetection(withinSeconds: Self.privacyBehindWindowSeconds) {
+            warnings.append(
+                "privacy: detection is behind: frames waited for a search \(privacy.waitsForDetection) times; "
+                    + "frames the source could not hold were dropped (\(status.framesDropped) so far), none left unsearched")
+        }
         if privacy.framesFailedClosed > 0 { warnings.append("\(privacy.framesFailedClosed) frames fully masked after detection failures") }
 
         level = !errors.isEmpty ? .error : !warnings.isEmpty ? .degraded : .ok

@@ -28,6 +28,9 @@ final class MetricsExporter: Sendable {
             metric("frames_released_by_search", unit: "total", help: "Frames that left the privacy pass searched themselves"),
             metric("frames_released_by_tracking", unit: "total", help: "Frames that left the privacy pass masked with faces tracked from searched frames"),
             metric("frames_failed_closed", unit: "total", help: "Frames masked whole because face detection failed"),
+            metric(
+                "privacy_waits_for_detection", unit: "total",
+                help: "Times a frame waited for a search (detection behind); the source drops frames meanwhile (frames_dropped)"),
             metric("chunks_written", unit: "total", help: "Chunks published to the store"),
             metric("chunks_cut_early", unit: "total", help: "Chunks ended early so that a request could have their footage at once"),
             metric("chunks_evicted", unit: "total", help: "Chunks deleted to keep the store under its cap"),
@@ -121,6 +124,7 @@ final class MetricsExporter: Sendable {
             "allspark_frames_released_by_search_total": Int64(privacy.framesReleasedBySearch),
             "allspark_frames_released_by_tracking_total": Int64(privacy.framesReleasedByTracking),
             "allspark_frames_failed_closed_total": Int64(privacy.framesFailedClosed),
+            "allspark_privacy_waits_for_detection_total": Int64(privacy.waitsForDetection),
             "allspark_chunks_written_total": Int64(recorder.chunksWritten),
             "allspark_chunks_cut_early_total": Int64(recorder.chunksCutEarly),
             "allspark_chunks_evicted_total": Int64(usage.chunksEvicted),

@@ -64,6 +64,7 @@ struct StatusRoutes {
                 "framesSearched": .number(Double(privacy.framesSearched)),
                 "meanDetectionMs": .number(privacy.meanDetectionMs),
                 "framesFailedClosed": .number(Double(privacy.framesFailedClosed)),
+                "waitsForDetection": .number(Double(privacy.waitsForDetection)),
             ]),
             "store": .object([
                 "directory": .string(services.store.directory.path),

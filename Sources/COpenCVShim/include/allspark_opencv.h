@@ -170,9 +170,11 @@ allspark_status allspark_face_net_create(const char *model_path, allspark_face_n
 void allspark_face_net_free(allspark_face_net *net);
 
 /*
- * Searches `region` of `image` (a rectangle inside it; the whole picture for the whole
- * frame) for faces: the region is scaled to `input_width` x `input_height` (multiples
- * of 32), converted to RGB and passed through the net. Faces whose heatmap peak is above
+ * Searches `region` of `image` (the whole picture for the whole frame) for faces: the
+ * region is scaled to `input_width` x `input_height` (multiples of 32), converted to RGB
+ * and passed through the net. The region may reach past the picture's edges (at least
+ * 2x2 pixels of it inside, at most 3 times the picture's size): the part outside is the
+ * inside part's mirror image, so a face cut by the edge is searched with its reflection. Faces whose heatmap peak is above
  * `score_threshold` are kept, overlapping ones merged (non-maximum suppression at IoU
  * `overlap_threshold`). Boxes are in `image`'s pixel coordinates. Buffers are reused
  * between calls of the same size. Same output buffer rules as the cascade detector.

@@ -40,13 +40,16 @@ public final class FaceNetDetector: RegionDetector {
     }
 
     /// Searches only `region` of the frame, scaled to the net's input as a whole frame
-    /// would be: a small region is searched at a finer scale than the whole frame.
+    /// would be: a small region is searched at a finer scale than the whole frame. A region
+    /// may reach up to its own size past the frame's edges: the part outside is the
+    /// inside's mirror image, so a face cut by the edge is seen with its reflection.
     public func detect(in frame: YUV420Frame, within region: PixelRect, appendingTo regions: inout [PixelRect]) throws(PrivacyError) {
         guard frame.width >= 2, frame.height >= 2, frame.width <= Int(Int32.max), frame.height <= Int(Int32.max) else {
             throw .detectionFailed("unusable frame \(frame.width)x\(frame.height)")
         }
-        let searched = region.clamped(toWidth: frame.width, height: frame.height)
-        guard searched.width >= 2, searched.height >= 2 else { return }
+        let inside = region.clamped(toWidth: frame.width, height: frame.height)
+        guard inside.width >= 2, inside.height >= 2 else { return }
+        let searched = region.width <= 3 * frame.width && region.height <= 3 * frame.height ? region : inside
         let input = settings.inputSize(forWidth: searched.width, height: searched.height)
         let image = allspark_yuv420_image(
             y: UnsafePointer(frame.y), u: UnsafePointer(frame.u), v: UnsafePointer(frame.v),
@@ -66,7 +69,34 @@ public final class FaceNetDetector: RegionDetector {
         for index in 0..<Int(count) {
             let box = PixelRect(
                 x: Int(found[index].x), y: Int(found[index].y), width: Int(found[index].width), height: Int(found[index].height))
-            if !box.isEmpty { regions.append(box) }
+            if !box.isEmpty { regions.append(Self.completedAtFrameEdge(box, frameWidth: frame.width, frameHeight: frame.height)) }
         }
     }
+
+    /// CenterFace's boxes run from forehead to chin, about 1.25 times as tall as wide. A
+    /// face cut by the frame's edge gets a box of its visible part, often placed towards
+    /// the missing part (half a face below the eyes is boxed from the nose down). Such a
+    /// box is extended into the frame to the face's proportions, so its mask covers all
+    /// that shows.
+    static func completedAtFrameEdge(_ box: PixelRect, frameWidth: Int, frameHeight: Int) -> PixelRect {
+        var completed = box
+        let faceHeight = Int((Double(box.width) * faceAspect).rounded(.up))
+        let faceWidth = Int((Double(box.height) / faceAspect).rounded(.up))
+        if box.maxY >= frameHeight, box.height < faceHeight {
+            completed.y = box.maxY - faceHeight
+            completed.height = faceHeight
+        } else if box.y <= 0, box.height < faceHeight {
+            completed.height = faceHeight
+        }
+        if box.maxX >= frameWidth, box.width < faceWidth {
+            completed.x = box.maxX - faceWidth
+            completed.width = faceWidth
+        } else if box.x <= 0, box.width < faceWidth {
+            completed.width = faceWidth
+        }
+        return completed.clamped(toWidth: frameWidth, height: frameHeight)
+    }
+
+    /// Height over width of a face's box from this net.
+    static let faceAspect = 1.25
 }

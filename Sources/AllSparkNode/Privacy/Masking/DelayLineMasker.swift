@@ -5,8 +5,11 @@ import CFFmpeg
 ///
 /// Each frame is copied into one of `capacity` preallocated buffers (the delay line),
 /// with a small grey thumbnail for tracking. Whenever the detection thread is idle it
-/// searches the newest frame, so it samples as often as it keeps up. A frame leaves only
-/// once a search at or after it is done, masked with:
+/// searches the newest frame, so it samples as often as it keeps up; `SearchPlan` says
+/// what each search looks at. A frame leaves once a search of a frame `lookbackMs` after
+/// it is done (only a search at or after it when its buffer is needed): a face the
+/// detector finds late is masked back through every frame still held, to where it came
+/// in. It leaves masked with:
 /// - the faces of that next search, carried back to it frame by frame along the measured
 ///   motion of the picture (optical flow, `BoxFlow`): a face that came in between two
 ///   searches is covered from where it entered;
@@ -17,7 +20,9 @@ import CFFmpeg
 /// A carried box grows a little per frame for the error of the motion (more where the
 /// motion could not be measured); every box also grows by `marginPerSide`.
 ///
-/// When the delay line is full the caller waits for detection (a live source then lags).
+/// When the delay line is full and its oldest frame has had no search since, the caller
+/// waits for detection: privacy first, a frame never leaves unsearched. A live source
+/// then lags, and drops frames it cannot deliver in time; the waits are counted.
 /// Not thread-safe: one recording thread pushes; detection runs on its own thread.
 public final class DelayLineMasker: LiveFrameMasking {
     public struct Settings: Sendable, Equatable {
@@ -43,13 +48,18 @@ public final class DelayLineMasker: LiveFrameMasking {
         public var minimumRegionWidth: Int
         /// Thumbnails for tracking are at most this wide.
         public var trackingWidth: Int
+        /// How far past a frame searches must have looked before it leaves, while its
+        /// buffer is not needed: a face the detector finds this late is still masked back
+        /// to where it came in. It adds this much to the live latency.
+        public var lookbackMs: Int64
         var flow: BoxFlow.Settings
 
         public init(
             capacity: Int = 24, holdMs: Int64 = 1000, searchesEveryFrame: Bool = false, marginPerSide: Double = 0.2,
             style: MaskStyle = .mosaic, blocksAcross: Int = 6, searchesChangedRegions: Bool = true,
-            minimumRegionWidth: Int = 640, trackingWidth: Int = 480
+            minimumRegionWidth: Int = 640, trackingWidth: Int = 480, lookbackMs: Int64 = 500
         ) {
+            self.lookbackMs = lookbackMs
             self.minimumRegionWidth = minimumRegionWidth
             self.searchesChangedRegions = searchesChangedRegions
             self.capacity = capacity
@@ -79,7 +89,10 @@ public final class DelayLineMasker: LiveFrameMasking {
     private var oldest = 0
     private var held = 0
     private var lastSubmitted = -1
-    private var lastSearchWasWhole = false
+    private var plan: SearchPlan
+    /// The frame of the last whole-frame search: the changed-region searches compare against it.
+    private var lastWholeSearch = -1
+    private var changedRegionIsNext = false
     /// Every frame up to this one has had a search at or after it.
     private var searchedThrough = -1
     private var tracks: [FaceTrack] = []
@@ -92,7 +105,7 @@ public final class DelayLineMasker: LiveFrameMasking {
         makeDetectors: @escaping @Sendable () throws -> [any RegionDetector]
     ) throws {
         guard settings.capacity >= 2 else { throw PrivacyError.invalidSettings("delay line of \(settings.capacity) frames") }
-        guard settings.holdMs >= 0, settings.marginPerSide >= 0, settings.blocksAcross >= 1 else {
+        guard settings.holdMs >= 0, settings.lookbackMs >= 0, settings.marginPerSide >= 0, settings.blocksAcross >= 1 else {
             throw PrivacyError.invalidSettings("negative hold or margin, or no mosaic blocks")
         }
         self.width = width
@@ -101,6 +114,7 @@ public final class DelayLineMasker: LiveFrameMasking {
         self.counters = counters
         painter = MaskPainter(style: settings.style, blocksAcross: settings.blocksAcross)
         flow = BoxFlow(settings: settings.flow)
+        plan = SearchPlan(width: width, height: height, detectionWidth: settings.minimumRegionWidth)
         for _ in 0..<settings.capacity {
             slots.append(try DelayLineSlot(width: width, height: height, trackingWidth: settings.trackingWidth))
         }
@@ -122,6 +136,7 @@ public final class DelayLineMasker: LiveFrameMasking {
                 record(result)
             } else if worker.isBusy {
                 waitsForDetection += 1
+                counters.recordWaitForDetection()
                 record(worker.waitForResult())
             } else {
                 submit(nextToSearch)
@@ -151,7 +166,7 @@ public final class DelayLineMasker: LiveFrameMasking {
             submit(settings.searchesEveryFrame ? lastSubmitted + 1 : newest)
             record(worker.waitForResult())
         }
-        try release(emit)
+        try release(emit, keepingLookback: false)
     }
 
     /// The newest frame held, or with `searchesEveryFrame` the oldest not yet searched.
@@ -164,25 +179,38 @@ public final class DelayLineMasker: LiveFrameMasking {
     private func slot(of number: Int) -> DelayLineSlot { slots[number % settings.capacity] }
 
     private func submit(_ number: Int) {
-        let region = searchRegion(for: number)
-        lastSearchWasWhole = region == nil
+        let region = nextRegion(for: number)
         lastSubmitted = number
         let slot = slot(of: number)
         worker.submit(DetectionJob(
             frameNumber: number, captureTimeMs: slot.captureTimeMs, picture: slot.frame.yuv420Picture, region: region))
     }
 
-    /// What search `number` looks at: nil for the whole frame. After a whole-frame search
-    /// whose frame is still in the delay line, the part that changed since it (empty when
-    /// nothing did), widened to the frame's shape so the detector runs at one input size.
-    private func searchRegion(for number: Int) -> PixelRect? {
-        guard settings.searchesChangedRegions, !settings.searchesEveryFrame, lastSearchWasWhole,
-              lastSubmitted >= 0, number > lastSubmitted, number - lastSubmitted < settings.capacity
-        else { return nil }
-        guard let changed = ChangedArea.between(slot(of: lastSubmitted).thumbnail, slot(of: number).thumbnail) else {
-            return PixelRect(x: 0, y: 0, width: 0, height: 0)
+    /// What search `number` looks at (nil: exactly the frame). Every other search looks
+    /// only at the part that changed since the last whole-frame search, if that frame is
+    /// still held (empty when nothing changed), widened to the frame's shape so the
+    /// detector runs at one input size; the others take `SearchPlan`'s turns.
+    private func nextRegion(for number: Int) -> PixelRect? {
+        guard !settings.searchesEveryFrame else { return wholeSearch(of: number) }
+        let reference = lastWholeSearch >= 0 && lastWholeSearch < number && number - lastWholeSearch < settings.capacity
+            ? lastWholeSearch : nil
+        if settings.searchesChangedRegions, changedRegionIsNext, let reference {
+            changedRegionIsNext = false
+            guard let changed = ChangedArea.between(slot(of: reference).thumbnail, slot(of: number).thumbnail) else {
+                return PixelRect(x: 0, y: 0, width: 0, height: 0)
+            }
+            return frameShapedRegion(around: changed.clamped(toWidth: width, height: height)) ?? wholeSearch(of: number)
         }
-        return frameShapedRegion(around: changed.clamped(toWidth: width, height: height))
+        changedRegionIsNext = true
+        switch plan.nextCoverage(wholeNeeded: reference == nil) {
+        case .whole: return wholeSearch(of: number)
+        case .edgeWindow(let index): return plan.edgeWindows[index]
+        }
+    }
+
+    private func wholeSearch(of number: Int) -> PixelRect? {
+        lastWholeSearch = number
+        return plan.wholeRegion
     }
 
     /// The smallest box of the frame's aspect ratio, at least `minimumRegionWidth` wide,
@@ -209,9 +237,21 @@ public final class DelayLineMasker: LiveFrameMasking {
         for index in tracks.indices where tracks[index].frameNumber == number - 1 {
             tracks[index].tracked = flow.move(tracks[index].tracked, from: previous.thumbnail, to: current.thumbnail)
             tracks[index].frameNumber = number
+            tracks[index].tracked.box = keptAtEdge(tracks[index].tracked.box)
             current.add(tracks[index].tracked)
         }
-        tracks.removeAll { $0.tracked.box.clamped(toWidth: width, height: height).isEmpty }
+    }
+
+    /// A face carried out through an edge keeps a quarter of its box inside until the
+    /// track is lost: a person standing half out of the picture, or stepping out and back,
+    /// stays masked, and the motion measured in that part carries the mask back in.
+    private func keptAtEdge(_ box: PixelRect) -> PixelRect {
+        var kept = box
+        let insideX = max(2, box.width / 4)
+        let insideY = max(2, box.height / 4)
+        kept.x = min(max(kept.x, insideX - kept.width), width - insideX)
+        kept.y = min(max(kept.y, insideY - kept.height), height - insideY)
+        return kept
     }
 
     private func record(_ result: DetectionResult) {
@@ -305,8 +345,14 @@ public final class DelayLineMasker: LiveFrameMasking {
         return scratchSignature!.difference(from: track.signature) > RegionSignature.changedAbove
     }
 
-    private func release(_ emit: (MaskedFrame) throws -> Void) throws {
+    /// Lets out every frame that searches have looked past by the lookback (a search at or
+    /// after it, when its buffer is needed now).
+    private func release(_ emit: (MaskedFrame) throws -> Void, keepingLookback: Bool = true) throws {
         while held > 0, oldest <= searchedThrough {
+            if keepingLookback, held < settings.capacity,
+               slot(of: searchedThrough).captureTimeMs - slot(of: oldest).captureTimeMs < settings.lookbackMs {
+                return
+            }
             let slot = slot(of: oldest)
             let picture = slot.frame.yuv420Picture
             painted.removeAll(keepingCapacity: true)
