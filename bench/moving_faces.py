@@ -32,9 +32,8 @@ beyond the edge (no part of its sprite in view) at 20-150 px/s to where 20-60% o
 box's width is beyond the edge, stays there 1-4 s, and goes back out the same way at
 20-150 px/s. Every third (the 2nd, 5th, ...) walks along the edge during its stay, at
 15-80 px/s towards the side with more room, no further than the top or bottom of the
-frame; the rest stand.
-They are drawn over the other faces, their ids start at 1000, and the meta's face list marks
-them with "edge": "left" or "right" (and the meta with "edge_faces": true).
+frame; the rest stand. They are drawn over the other faces, their ids start at 1000, and the
+meta's face list marks them with "edge": "left" or "right" (the meta: "edge_faces": true).
 
 Output: an H.264 MP4 (libx264, CRF 16 by default, yuv420p) and beside it
 NAME.truth.jsonl: a first line {"meta": {...}}, then one line per frame:
