@@ -41,6 +41,19 @@ exposed face-frames, those with over a quarter of the box under another face are
 "exposed_while_covered" (what shows there may be a mouth and chin, no eyes; --dump-exposed
 writes input|output crops of every exposed face-frame to look at).
 
+Issue 19's classes, scored the same way (r of the Laplacians on the box clipped to the
+frame), by the share of the true box inside the frame rather than the visible share: whole
+faces (at least 80% inside and at least 48 px wide) and partial faces (40-80% inside), each
+left out when over a quarter of its box is under another face. For each: face-frames,
+exposed face-frames (count and %), faces, faces ever exposed ("whole_*", "partly_inside_*";
+the "*_in_truth" counts are the truth's, to check the split against; "partial_*" above are
+the older visible-share figures). Per face, the longest run
+of exposed frames over its whole and partial frames ("face_longest_run_frames"): a frame in
+which it is scored and masked ends a run, a frame in which it is not scored (dropped,
+covered, mostly outside) does not; "faces_with_run_over_2" counts faces whose longest run
+is over 2 frames, "long_runs" lists them (id, length, first input frame). With a clip made
+with --edge-faces, "edge_faces_*" count the face-frames of those faces.
+
 False masks. The grey absolute difference of input and output, averaged over 16x16 blocks;
 a block has changed when its mean is over --block-diff (12 grey levels; x264 at CRF 23 moves
 no block of these clips that far, see the sanity runs). Reported as a share of the frame's
@@ -253,6 +266,72 @@ def band_of(width):
     return "<48"
 
 
+WHOLE_INSIDE = 0.8   # whole: at least this share of the box inside the frame ...
+WHOLE_WIDTH = 48     # ... and at least this wide (px)
+PARTIAL_INSIDE = 0.4  # partial: from this share inside up to WHOLE_INSIDE
+MAX_COVERED = 0.25   # either: at most this share of the box under another face
+RUN_LIMIT = 2        # a face shown for more than this many frames in a row is counted
+
+
+def inside_share(face):
+    """The share of the face's unclipped box that lies inside the frame."""
+    fw_, fh_ = face["full"][2], face["full"][3]
+    return min(1.0, face["w"] * face["h"] / max(1.0, fw_ * fh_))
+
+
+def frame_class(face):
+    """"whole", "partial" or None: the classes of issue 19's figures, by the share of the
+    true box inside the frame (faces mostly behind another face are in neither)."""
+    if "full" not in face or face.get("covered", 0) > MAX_COVERED:
+        return None
+    inside = inside_share(face)
+    if inside >= WHOLE_INSIDE:
+        return "whole" if face["width"] >= WHOLE_WIDTH else None
+    return "partial" if inside >= PARTIAL_INSIDE else None
+
+
+def class_figures(classed, truth, ids_edge):
+    """Exposed face-frames of each class, and each face's longest run of exposed frames:
+    consecutive frames in which the face was scored (whole or partial) and exposed. A frame in
+    which the face is not scored (dropped, under another face, mostly outside) does not end
+    a run; only a frame in which it is scored and masked does."""
+    out = {}
+    for kind, key in (("whole", "whole"), ("partial", "partly_inside")):
+        sel = [c for c in classed if c[2] == kind]
+        ex = [c for c in sel if c[3]]
+        out[f"{key}_face_frames_in_truth"] = sum(1 for fs in truth for f in fs if frame_class(f) == kind)
+        out[f"{key}_face_frames"] = len(sel)
+        out[f"{key}_exposed"] = len(ex)
+        out[f"{key}_exposed_pct"] = round(100.0 * len(ex) / len(sel), 2) if sel else None
+        out[f"{key}_faces"] = len({c[1] for c in sel})
+        out[f"{key}_faces_exposed"] = len({c[1] for c in ex})
+    runs = {}   # id -> (longest, first frame of it, frames scored)
+    by_id = {}
+    for j, fid, _, exposed in sorted(classed):
+        by_id.setdefault(fid, []).append((j, exposed))
+    for fid, seq in by_id.items():
+        best, best_start, run, start = 0, None, 0, None
+        for j, exposed in seq:
+            if exposed:
+                start = j if run == 0 else start
+                run += 1
+                if run > best:
+                    best, best_start = run, start
+            else:
+                run = 0
+        runs[fid] = (best, best_start, len(seq))
+    long_runs = sorted(((b, fid, s, n) for fid, (b, s, n) in runs.items() if b > RUN_LIMIT), reverse=True)
+    out["face_longest_run_frames"] = max((b for b, _, _ in runs.values()), default=0)
+    out[f"faces_with_run_over_{RUN_LIMIT}"] = len(long_runs)
+    out["long_runs"] = [{"id": fid, "frames": b, "from_frame": s, "frames_scored": n, "edge_face": fid in ids_edge}
+                        for b, fid, s, n in long_runs[:20]]
+    if ids_edge:
+        sel = [c for c in classed if c[1] in ids_edge]
+        out["edge_faces_face_frames"] = len(sel)
+        out["edge_faces_exposed"] = sum(1 for c in sel if c[3])
+    return out
+
+
 def main():
     global SMOOTH
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -328,6 +407,7 @@ def main():
         return count
 
     face_frames = []     # (frame j, id, width, band, r)
+    classed = []         # (frame j, id, "whole" or "partial", exposed): the issue-19 classes
     partial_frames = []  # the same for faces partly out of frame or covered
     exposed_covered = 0  # exposed face-frames with over a quarter of the box under another face
     outside, away = [], []
@@ -390,10 +470,15 @@ def main():
 
         faces = truth[j] if j < len(truth) else []
         for face in faces:
-            if face["visible"] < args.partial_visible or min(face["w"], face["h"]) < 8:
+            kind = frame_class(face)
+            if (face["visible"] < args.partial_visible and kind is None) or min(face["w"], face["h"]) < 8:
                 continue
             x, y, w, h = face["x"], face["y"], face["w"], face["h"]
             r = laplacian_r(norm_crop(in_grey, x, y, w, h), norm_crop(g_out, x, y, w, h))
+            if kind is not None:
+                classed.append((j, face["id"], kind, r >= args.threshold))
+            if face["visible"] < args.partial_visible:
+                continue
             if face["visible"] >= args.min_visible:
                 face_frames.append((j, face["id"], face["width"], band_of(face["width"]), r))
                 if r >= args.threshold and face.get("covered", 0) > 0.25:
@@ -472,6 +557,10 @@ def main():
         "settings": {"threshold": args.threshold, "min_visible": args.min_visible,
                      "block_diff": args.block_diff, "block": BLOCK, "norm_width": NORM_WIDTH, "smooth": SMOOTH},
     }
+    ids_edge = {f["id"] for f in (meta or {}).get("faces", []) if f.get("edge")}
+    summary.update(class_figures(classed, truth, ids_edge))
+    summary["settings"].update({"whole_inside": WHOLE_INSIDE, "whole_width": WHOLE_WIDTH,
+                                "partial_inside": PARTIAL_INSIDE, "max_covered": MAX_COVERED})
     if args.per_frame:
         with open(args.per_frame, "w") as f:
             f.write("frame,id,width,band,r\n")

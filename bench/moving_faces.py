@@ -24,6 +24,17 @@ under way at the start; then one arrives every 2.5 s on average, with at most 6 
 Later faces are drawn over earlier ones. Everything comes from --seed, and the schedule
 does not depend on --seconds: a shorter clip is the first part of a longer one.
 
+Edge faces (--edge-faces, issue 19): a second stream, drawn from its own generator (seeded
+with --seed and 1), so the faces above are the same as without the option. One arrives every
+4 s on average at the left or right edge (even odds; while a side's face is there the next
+one for that side waits), width and photo drawn as above. It comes in horizontally from
+beyond the edge (no part of its sprite in view) at 20-150 px/s to where 20-60% of its label
+box's width is beyond the edge, stays there 1-4 s, and goes back out the same way at
+20-150 px/s. Every third (the 2nd, 5th, ...) walks along the edge during its stay, at
+15-80 px/s towards the side with more room, no further than the top or bottom of the
+frame; the rest stand. They are drawn over the other faces, their ids start at 1000, and the
+meta's face list marks them with "edge": "left" or "right" (the meta: "edge_faces": true).
+
 Output: an H.264 MP4 (libx264, CRF 16 by default, yuv420p) and beside it
 NAME.truth.jsonl: a first line {"meta": {...}}, then one line per frame:
 {"frame": i, "faces": [{"id", "x", "y", "w", "h", "width", "visible", "covered", "full"}]}
@@ -34,7 +45,8 @@ unclipped box that is inside the frame and not covered by a face drawn over it, 
 least 0.5). Only faces with some part in the frame are listed.
 
 Usage: bench/moving_faces.py --size 1280x720 --fps 30 --seconds 60 --seed 1 --out DIR/clip.mp4
-       (--faces-off writes the background alone, with an empty truth, for false-mask runs)
+       (--faces-off writes the background alone, with an empty truth, for false-mask runs;
+       --edge-faces adds the edge faces)
 """
 import argparse
 import csv
@@ -60,6 +72,11 @@ STOP_RANGE = (1.0, 4.0)
 INITIAL_FACES = 3
 MEAN_GAP = 2.5
 MAX_IN_VIEW = 6
+EDGE_MEAN_GAP = 4.0
+EDGE_OUT_RANGE = (0.2, 0.6)     # share of the label box's width beyond the side edge
+EDGE_SPEED_RANGE = (20.0, 150.0)
+EDGE_WALK_SPEED = (15.0, 80.0)
+EDGE_ID_BASE = 1000
 
 
 def parse_size(text):
@@ -144,9 +161,10 @@ class Track:
     """A face's path: a list of (t, cx, cy) waypoints of the label box's centre, moving in
     straight lines between them."""
 
-    def __init__(self, fid, start, points, image, box, width, height):
+    def __init__(self, fid, start, points, image, box, width, height, edge=None):
         self.id, self.start, self.points = fid, start, points
         self.image, self.box, self.width, self.height = image, box, width, height
+        self.edge = edge   # the side edge an edge face stays at, else None
         self.end = points[-1][0]
 
     def centre(self, t):
@@ -176,6 +194,21 @@ EDGES = ["left", "right", "top", "bottom"]
 EDGE_WEIGHTS = [0.35, 0.35, 0.15, 0.15]
 
 
+def draw_face(rng, pool, unused):
+    """A target width and a photo's face that may be scaled to it, taken out of `unused`
+    (refilled with the whole pool when no unused face fits)."""
+    lo, hi = math.log(WIDTH_RANGE[0]), math.log(WIDTH_RANGE[1])
+    width = math.exp(rng.uniform(lo, hi))
+    fitting = [i for i in unused if pool[i][1][2] * MAX_UPSCALE >= width]
+    if not fitting:
+        unused[:] = range(len(pool))
+        fitting = [i for i in unused if pool[i][1][2] * MAX_UPSCALE >= width]
+    pick = fitting[int(rng.integers(len(fitting)))]
+    unused.remove(pick)
+    image, box = pool[pick]
+    return width, image, box
+
+
 def make_schedule(rng, pool, fw, fh, seconds):
     """Tracks of every face that is in view at some time before `seconds`. The draws do not
     depend on `seconds`, so a shorter clip is a prefix of a longer one."""
@@ -198,15 +231,7 @@ def make_schedule(rng, pool, fw, fh, seconds):
             t_next = start
         if start >= seconds:
             break
-        lo, hi = math.log(WIDTH_RANGE[0]), math.log(WIDTH_RANGE[1])
-        width = math.exp(rng.uniform(lo, hi))
-        fitting = [i for i in unused if pool[i][1][2] * MAX_UPSCALE >= width]
-        if not fitting:
-            unused = list(range(len(pool)))
-            fitting = [i for i in unused if pool[i][1][2] * MAX_UPSCALE >= width]
-        pick = fitting[int(rng.integers(len(fitting)))]
-        unused.remove(pick)
-        image, box = pool[pick]
+        width, image, box = draw_face(rng, pool, unused)
         height = width * box[3] / box[2]
         entry = EDGES[rng.choice(4, p=EDGE_WEIGHTS)]
         exit_edge = OPPOSITE[entry] if rng.uniform() < 0.6 else EDGES[int(rng.integers(4))]
@@ -222,6 +247,51 @@ def make_schedule(rng, pool, fw, fh, seconds):
         points = [(start, x0, y0), (t1, sx, sy), (t2, sx, sy), (t3, x2, y2)]
         tracks.append(Track(fid, start, points, image, box, width, height))
         fid += 1
+    return tracks
+
+
+def make_edge_schedule(rng, pool, fw, fh, seconds):
+    """Tracks of the edge faces (--edge-faces) in view before `seconds`: a stream of its own,
+    drawn from its own generator, so the crossing faces are those of the clip without it.
+    As there, the draws do not depend on `seconds`."""
+    tracks = []
+    unused = list(range(len(pool)))
+    free_from = {"left": -math.inf, "right": -math.inf}
+    t_next = 0.0
+    k = 0
+    while True:
+        t_next += rng.exponential(EDGE_MEAN_GAP)
+        side = "left" if rng.uniform() < 0.5 else "right"
+        start = max(t_next, free_from[side])   # one edge face per side at a time
+        t_next = start
+        if start >= seconds:
+            break
+        width, image, box = draw_face(rng, pool, unused)
+        height = width * box[3] / box[2]
+        out = rng.uniform(*EDGE_OUT_RANGE)
+        sign = -1 if side == "left" else 1
+        home = fw / 2 + sign * fw / 2          # x of the side edge
+        # Centre x of the label box with `out` of its width beyond the edge, and far enough
+        # out that no part of the sprite (label box plus margin and fade) shows.
+        x_stay = home - sign * width * (0.5 - out)
+        x_away = home + sign * (0.75 * width + 2)
+        y1 = rng.uniform(height / 2, max(height / 2 + 1, fh - height / 2))
+        v_in, v_out = rng.uniform(*EDGE_SPEED_RANGE), rng.uniform(*EDGE_SPEED_RANGE)
+        stay = rng.uniform(*STOP_RANGE)
+        y2 = y1
+        if k % 3 == 1:
+            # Every third walks along the edge, towards the side with more room, stopping
+            # short of the frame's end (fixed, so that even a short clip has one).
+            step = rng.uniform(*EDGE_WALK_SPEED) * stay
+            y2 = y1 + step if y1 < fh / 2 else y1 - step
+            y2 = min(max(y2, height / 2), max(height / 2, fh - height / 2))
+        t1 = start + abs(x_stay - x_away) / v_in
+        t2 = t1 + stay
+        t3 = t2 + abs(x_stay - x_away) / v_out
+        points = [(start, x_away, y1), (t1, x_stay, y1), (t2, x_stay, y2), (t3, x_away, y2)]
+        tracks.append(Track(EDGE_ID_BASE + k, start, points, image, box, width, height, edge=side))
+        free_from[side] = t3
+        k += 1
     return tracks
 
 
@@ -274,6 +344,8 @@ def main():
     ap.add_argument("--out", required=True, help="output .mp4; the truth goes to NAME.truth.jsonl beside it")
     ap.add_argument("--faces-dir", default=DEFAULT_FACES)
     ap.add_argument("--faces-off", action="store_true", help="background only (no faces), empty truth")
+    ap.add_argument("--edge-faces", action="store_true",
+                    help="add a stream of faces that stand or walk 20-60%% beyond the left or right edge")
     ap.add_argument("--crf", type=int, default=16)
     ap.add_argument("--preset", default="fast")
     args = ap.parse_args()
@@ -286,6 +358,9 @@ def main():
         labels = load_labels(args.faces_dir)
         pool = eligible_faces(args.faces_dir, labels)
         tracks = make_schedule(rng, pool, fw, fh, args.seconds)
+        if args.edge_faces:
+            edge_rng = np.random.default_rng([args.seed, 1])
+            tracks += make_edge_schedule(edge_rng, pool, fw, fh, args.seconds)
     sprites = {}
     for tr in tracks:
         sprites[tr.id] = face_sprite(args.faces_dir, tr.image, tr.box, tr.width)
@@ -305,8 +380,11 @@ def main():
         "faces_off": args.faces_off, "background": "vtest.avi centre-cropped to aspect, scaled, frames repeated",
         "faces": [{"id": tr.id, "image": tr.image, "label": list(tr.box), "width": round(tr.width, 1),
                    "start": round(tr.start, 3), "end": round(tr.end, 3),
-                   "path": [[round(v, 2) for v in p] for p in tr.points]} for tr in tracks],
+                   "path": [[round(v, 2) for v in p] for p in tr.points],
+                   **({"edge": tr.edge} if tr.edge else {})} for tr in tracks],
     }
+    if args.edge_faces:
+        meta["edge_faces"] = True
     with open(tmp_truth, "w") as truth:
         truth.write(json.dumps({"meta": meta}) + "\n")
         for i in range(frames):

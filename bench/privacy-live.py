@@ -25,6 +25,17 @@ Steps (PARTS, comma-separated, default sanity,live,offline,deface,facefree):
   facefree  the background alone (vtest.avi, no faces) through the node live and offline
             (and deface, when FACEFREE_DEFACE=1): share of the frame masked.
 
+Issue 19 (faces at the frame's edges, a busy machine): EDGE=1 uses clips made with
+`moving_faces.py --edge-faces` (the same crossing faces plus faces standing or walking
+20-60% beyond the left or right edge), for every part but facefree; BUSY=1 runs a Python
+busy loop (`while True: pass`) beside the node for the live part's run, pinned to core
+BUSY_CPU when that is set, killed after (its CPU share is reported). A second table gives
+issue 19's figures: whole faces (>= 80% inside, >= 48 px) and partial faces (40-80% inside)
+exposed, the longest run of exposed frames of one face, the faces exposed for more than 2
+frames in a row, frames lost (the scorer's, and the node's own count) and peak RSS. The
+live runs also record every privacy counter of /api/status and each problem /api/health
+reported while recording.
+
 Environment: NODE_FLAGS extra flags for `run` (e.g. "--privacy-detector dnn"); ANON_FLAGS
 for `anonymize` (default: NODE_FLAGS); DEFACE the deface executable (default: deface on
 PATH, else /tmp/deface-venv/bin/deface); DEFACE_FLAGS (default "--backend opencv");
@@ -39,6 +50,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -54,8 +66,9 @@ def run(cmd, **kw):
     return subprocess.run([str(c) for c in cmd], check=True, **kw)
 
 
-def make_clip(out_dir, size, fps, seconds, seed, faces_off=False):
-    name = f"{'vtest-only' if faces_off else 'moving-faces'}-{size}-{fps:g}fps-{seconds:g}s-seed{seed}.mp4"
+def make_clip(out_dir, size, fps, seconds, seed, faces_off=False, edge=False):
+    kind = "vtest-only" if faces_off else "moving-faces-edge" if edge else "moving-faces"
+    name = f"{kind}-{size}-{fps:g}fps-{seconds:g}s-seed{seed}.mp4"
     path = os.path.join(out_dir, name)
     truth = path[:-4] + ".truth.jsonl"
     if not (os.path.exists(path) and os.path.exists(truth)):
@@ -63,6 +76,8 @@ def make_clip(out_dir, size, fps, seconds, seed, faces_off=False):
                "--seconds", f"{seconds:g}", "--seed", str(seed), "--out", path]
         if faces_off:
             cmd.append("--faces-off")
+        elif edge:
+            cmd.append("--edge-faces")
         run(cmd, stdout=subprocess.DEVNULL)
     return path
 
@@ -105,12 +120,44 @@ def free_port():
     return port
 
 
-def status(port):
+def status(port, path="/api/status"):
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=5) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
             return json.load(r)
+    except urllib.error.HTTPError as e:
+        if path != "/api/health":
+            return None
+        try:   # /api/health answers 503 with its report when red
+            return json.load(e)
+        except ValueError:
+            return None
     except Exception:
         return None
+
+
+class BusyLoop:
+    """A Python busy loop beside the node (BUSY=1), on the core BUSY_CPU when given (else
+    wherever the scheduler puts it), for the length of one run; reports the CPU it took."""
+
+    def __init__(self, cpu=None):
+        self.cpu = cpu
+        pin = (lambda: os.sched_setaffinity(0, {cpu})) if cpu is not None else None
+        self.proc = subprocess.Popen([PY, "-c", "while True: pass"], preexec_fn=pin)
+        self.start = time.monotonic()
+        log(f"busy loop started (pid {self.proc.pid}, {'core ' + str(cpu) if cpu is not None else 'not pinned'})")
+
+    def stop(self):
+        wall = time.monotonic() - self.start
+        cpu_s = None
+        try:
+            fields = open(f"/proc/{self.proc.pid}/stat").read().rsplit(")", 1)[1].split()
+            cpu_s = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            pass
+        self.proc.kill()
+        self.proc.wait()
+        return {"pinned_core": self.cpu, "wall_s": round(wall, 1),
+                "cpu_share": round(cpu_s / wall, 2) if cpu_s is not None and wall > 0 else None}
 
 
 def vm_hwm_mb(pid):
@@ -123,8 +170,9 @@ def vm_hwm_mb(pid):
     return None
 
 
-def node_live(node, clip, size, fps, seconds, work, privacy, flags):
-    """Records CLIP as a paced camera; returns (store dir, facts)."""
+def node_live(node, clip, size, fps, seconds, work, privacy, flags, busy=None):
+    """Records CLIP as a paced camera (with a BusyLoop beside it when busy is not None: the
+    core to pin it to, or -1 for none); returns (store dir, facts)."""
     store = os.path.join(work, "store")
     shutil.rmtree(store, ignore_errors=True)
     port = free_port()
@@ -132,21 +180,35 @@ def node_live(node, clip, size, fps, seconds, work, privacy, flags):
            "--fps", f"{fps:g}", "--store", store, "--port", str(port), "--uplink", "off",
            "--privacy", privacy, "--chunk-ms", "10000", "--format", "mp4", *flags]
     log("$ " + " ".join(shlex.quote(str(c)) for c in cmd))
+    # The API open on loopback (else /api/status wants a token), no announcing, no RTSP
+    # port shared with another node on this machine, no clock warning in the health.
+    environment = {**os.environ, "ALLSPARK_SERVER_AUTH": "none", "ALLSPARK_SERVER_HOST": "127.0.0.1",
+                   "ALLSPARK_SERVER_ANNOUNCE": "false", "ALLSPARK_CLOCK_SYNC_REQUIRED": "false",
+                   "ALLSPARK_SERVER_RTSP_PORT": str(free_port())}
     logf = open(os.path.join(work, "node.log"), "w")
     start = time.monotonic()
-    proc = subprocess.Popen([str(c) for c in cmd], stdout=logf, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen([str(c) for c in cmd], stdout=logf, stderr=subprocess.STDOUT, env=environment)
+    busy_loop = BusyLoop(None if busy == -1 else busy) if busy is not None else None
     last, peak, finished = None, None, False
+    health_levels, problems = set(), []
     deadline = start + seconds + 30
-    while time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(1)
-        st = status(port)
-        peak = vm_hwm_mb(proc.pid) or peak
-        if st:
-            last = st
-            rec = st["recorder"]
-            if rec["framesCaptured"] > 0 and not rec["recording"]:
-                finished = True
-                break
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(1)
+            st = status(port)
+            peak = vm_hwm_mb(proc.pid) or peak
+            if st:
+                last = st
+                rec = st["recorder"]
+                if rec["framesCaptured"] > 0 and not rec["recording"]:
+                    finished = True
+                    break
+                health = status(port, "/api/health")
+                if health:
+                    health_levels.add(health.get("status"))
+                    problems += [p for p in health.get("problems", []) if p not in problems]
+    finally:
+        busy_facts = busy_loop.stop() if busy_loop else None
     wall = time.monotonic() - start
     peak = vm_hwm_mb(proc.pid) or peak
     exited_by_itself = proc.poll() is not None
@@ -159,12 +221,14 @@ def node_live(node, clip, size, fps, seconds, work, privacy, flags):
             proc.wait()
     logf.close()
     facts = {"recorder_finished": finished, "exited_by_itself": exited_by_itself, "wall_s": round(wall, 1), "exit_status": proc.returncode,
-             "peak_rss_mb": round(peak, 1) if peak else None}
+             "peak_rss_mb": round(peak, 1) if peak else None, "busy_loop": busy_facts,
+             "health_seen": sorted(h for h in health_levels if h), "health_problems_seen": problems}
     if last:
         rec, priv = last["recorder"], last.get("privacy", {})
         facts.update({k: rec.get(k) for k in ("framesCaptured", "framesDropped", "framesEncoded", "chunksWritten")})
         facts.update({k: priv.get(k) for k in ("detector", "framesSearched", "meanDetectionMs", "framesWithFaces",
                                                 "facesMasked", "framesFailedClosed") if k in priv})
+        facts["privacy_status"] = priv   # every counter the node reports, new ones included
     return store, facts
 
 
@@ -224,6 +288,23 @@ def row(name, s, speed=None, rss=None):
             f"{'' if speed is None else speed} | {'' if rss is None else f'{rss:.0f}'} |")
 
 
+def row19(name, s, lost=None, rss=None):
+    """A row of issue 19's table."""
+    def share(key):
+        n, ex, pct = s.get(f"{key}_face_frames"), s.get(f"{key}_exposed"), s.get(f"{key}_exposed_pct")
+        if n is None:
+            return "n/a"
+        return f"{ex} of {n} ({'n/a' if pct is None else f'{pct:.2f}%'}), {s[f'{key}_faces_exposed']} of {s[f'{key}_faces']} faces"
+    dropped = f"{s['frames_dropped']}" + ("" if lost is None else f" (node: {lost})")
+    return (f"| {name} | {share('whole')} | {share('partly_inside')} | {s.get('face_longest_run_frames', 'n/a')} | "
+            f"{s.get('faces_with_run_over_2', 'n/a')} | {dropped} | {'' if rss is None else f'{rss:.0f}'} |")
+
+
+HEADER19 = ("| run | whole faces (≥ 80% inside, ≥ 48 px) exposed | partial faces (40–80% inside) exposed | "
+            "longest exposure of one face (frames) | faces exposed > 2 frames in a row | frames lost | peak RSS (MB) |\n|"
+            + "---|" * 7)
+
+
 HEADER = ("| run | input frames | frames matched | dropped | face-frames | exposed % | 48–96 | 96–160 | ≥160 | "
           "faces ever exposed | longest exposed run (frames) | partial faces exposed | masked % away from faces | "
           "masked % outside boxes | frames/s | peak RSS (MB) |\n|" + "---|" * 16)
@@ -242,16 +323,24 @@ def main():
     anon_flags = shlex.split(os.environ.get("ANON_FLAGS", os.environ.get("NODE_FLAGS", "")))
     deface_flags = shlex.split(os.environ.get("DEFACE_FLAGS", "--backend opencv"))
     deface_seconds = float(os.environ.get("DEFACE_SECONDS", "5"))
+    edge = os.environ.get("EDGE") == "1"
+    busy = None
+    if os.environ.get("BUSY") == "1":
+        busy = int(os.environ["BUSY_CPU"]) if os.environ.get("BUSY_CPU") else -1
+    busy_note = "" if busy is None else ", busy loop beside it" + (f" on core {busy}" if busy >= 0 else "")
     cache = os.path.join(HERE, "out")
     out_dir = os.environ.get("OUT", os.path.join(cache, "privacy-live"))
     os.makedirs(out_dir, exist_ok=True)
 
-    clip = make_clip(cache, size, fps, seconds, seed)
+    clip = make_clip(cache, size, fps, seconds, seed, edge=edge)
     summary = {"started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "node": node, "size": size,
-               "fps": fps, "seconds": seconds, "seed": seed, "clip": clip, "node_flags": node_flags,
-               "anon_flags": anon_flags, "load_average_at_start": os.getloadavg(), "runs": {}}
+               "fps": fps, "seconds": seconds, "seed": seed, "clip": clip, "edge_faces": edge,
+               "busy_loop": None if busy is None else {"pinned_core": None if busy < 0 else busy},
+               "node_flags": node_flags, "anon_flags": anon_flags, "load_average_at_start": os.getloadavg(),
+               "runs": {}}
     runs = summary["runs"]
-    rows = []
+    rows, rows19 = [], []
+    clip_note = f"{size}{', edge faces' if edge else ''}"
 
     if "sanity" in parts:
         work = os.path.join(out_dir, "sanity")
@@ -278,10 +367,14 @@ def main():
             "reencoded: every face-frame exposed, nothing masked":
                 runs["sanity_reencoded"]["exposed_pct"] == 100.0
                 and runs["sanity_reencoded"]["masked_share_away_from_faces_pct"] < 0.01,
+            "reencoded: every whole and partial face-frame of the truth scored and exposed":
+                all(runs["sanity_reencoded"][f"{k}_exposed"] == runs["sanity_reencoded"][f"{k}_face_frames"]
+                    == runs["sanity_reencoded"][f"{k}_face_frames_in_truth"] for k in ("whole", "partly_inside")),
             "every 7th removed: exactly the removed frames dropped, every face-frame exposed":
                 runs["sanity_dropped"]["frames_dropped"] == runs["sanity_dropped"]["frames_removed"]
                 and runs["sanity_dropped"]["exposed_pct"] == 100.0,
-            "all black: no face-frame exposed": runs["sanity_black"]["exposed_pct"] == 0.0,
+            "all black: no face-frame exposed": runs["sanity_black"]["exposed_pct"] == 0.0
+                and runs["sanity_black"]["whole_exposed"] == runs["sanity_black"]["partly_inside_exposed"] == 0,
         }
         if not os.access(node, os.X_OK):
             log(f"no node binary at {node}: sanity run of the node with --privacy none skipped")
@@ -292,6 +385,8 @@ def main():
             runs["sanity_node_privacy_none"]["node"] = facts
             rows.append(row("sanity: node live, --privacy none", runs["sanity_node_privacy_none"],
                             rss=facts.get("peak_rss_mb")))
+            rows19.append(row19(f"sanity: node live {clip_note}, --privacy none", runs["sanity_node_privacy_none"],
+                                lost=facts.get("framesDropped"), rss=facts.get("peak_rss_mb")))
             checks["node --privacy none: every face-frame exposed"] = \
                 runs["sanity_node_privacy_none"]["exposed_pct"] == 100.0
         summary["sanity_checks"] = checks
@@ -301,11 +396,13 @@ def main():
     if "live" in parts:
         work = os.path.join(out_dir, "live")
         os.makedirs(work, exist_ok=True)
-        store, facts = node_live(node, clip, size, fps, seconds, work, "face", node_flags)
+        store, facts = node_live(node, clip, size, fps, seconds, work, "face", node_flags, busy=busy)
         runs["node_live"] = score(clip, "node live", chunks=store)
         runs["node_live"]["node"] = facts
-        rows.append(row(f"allspark-node live {' '.join(node_flags)}".rstrip(), runs["node_live"],
-                        speed=f"{fps:g} (paced)", rss=facts.get("peak_rss_mb")))
+        name = f"allspark-node live {' '.join(node_flags)}".rstrip()
+        rows.append(row(name + busy_note, runs["node_live"], speed=f"{fps:g} (paced)", rss=facts.get("peak_rss_mb")))
+        rows19.append(row19(f"{name} {clip_note}, {seconds:g} s{busy_note}", runs["node_live"],
+                            lost=facts.get("framesDropped"), rss=facts.get("peak_rss_mb")))
 
     if "offline" in parts:
         work = os.path.join(out_dir, "offline")
@@ -313,14 +410,15 @@ def main():
         out, facts = node_offline(node, clip, work, anon_flags, "anonymize")
         runs["node_offline"] = score(clip, "node anonymize", output=out)
         runs["node_offline"]["node"] = facts
-        rows.append(row(f"allspark-node anonymize {' '.join(anon_flags)}".rstrip(), runs["node_offline"],
-                        speed=facts["fps"], rss=facts["peak_rss_mb"]))
+        name = f"allspark-node anonymize {' '.join(anon_flags)}".rstrip()
+        rows.append(row(name, runs["node_offline"], speed=facts["fps"], rss=facts["peak_rss_mb"]))
+        rows19.append(row19(f"{name} {clip_note}, {seconds:g} s", runs["node_offline"], rss=facts["peak_rss_mb"]))
 
     if "deface" in parts:
         deface = find_deface()
         work = os.path.join(out_dir, "deface")
         os.makedirs(work, exist_ok=True)
-        short = make_clip(cache, size, fps, deface_seconds, seed)
+        short = make_clip(cache, size, fps, deface_seconds, seed, edge=edge)
         summary["deface_clip"] = short
         for label, extra in (("deface", []), ("deface-scale-640x360", ["--scale", "640x360"])):
             out, facts = deface_run(deface, short, work, deface_flags + extra, label)
@@ -329,6 +427,7 @@ def main():
             name = f"deface {' '.join(deface_flags + extra)}, OpenCV {facts['opencv']} (first {deface_seconds:g} s)"
             rows.append(row(name, runs[label],
                             speed=facts["fps"], rss=facts["peak_rss_mb"]))
+            rows19.append(row19(f"{name} {clip_note}", runs[label], rss=facts["peak_rss_mb"]))
 
     if "facefree" in parts:
         work = os.path.join(out_dir, "facefree")
@@ -360,6 +459,10 @@ def main():
     print()
     print(HEADER)
     print("\n".join(rows))
+    if rows19:
+        print()
+        print(HEADER19)
+        print("\n".join(rows19))
     log(f"summary written to {path}")
     if not all(summary.get("sanity_checks", {}).values()):
         sys.exit("a sanity check failed: see above")
