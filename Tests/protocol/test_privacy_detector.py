@@ -62,3 +62,25 @@ def test_a_configured_detector_that_cannot_load_refuses_to_start(tmp_path):
             output = run.stdout + run.stderr
             assert re.search(r"cannot load face model " + re.escape(str(model)), output), output[-2000:]
             assert not list((tmp_path / "store").glob("chunk_*")), "nothing may be recorded"
+
+
+def test_detection_too_slow_for_the_frame_rate_degrades_health_and_counts_the_waits(make_node):
+    # Every frame searched in order at 1280 px: several times more detection than a frame
+    # interval leaves on any machine this runs on, so frames wait for searches and the
+    # source drops what cannot wait. None may leave unsearched (the Swift tests check that
+    # frame by frame); here the node must say so.
+    node = make_node("--privacy", "face", "--privacy-model", MODEL, size="1280x720", fps=30,
+                     env={"ALLSPARK_PRIVACY_EVERY_FRAME": "true", "ALLSPARK_PRIVACY_DETECTION_WIDTH": "1280"})
+    node.wait_until(lambda: node.json("/api/status")[1]["privacy"]["waitsForDetection"] > 0, timeout=60,
+                    what="a frame waiting for detection")
+    _, health = node.json("/api/health")
+    assert health["status"] == "degraded", health
+    behind = [p for p in health["problems"] if p.startswith("privacy: detection is behind")]
+    assert behind and "none left unsearched" in behind[0], health["problems"]
+    _, report = node.json("/api/status")
+    privacy = report["privacy"]
+    assert privacy["framesFailedClosed"] == 0
+    # Searching every frame, each frame that left was searched itself.
+    assert privacy["framesReleasedBySearch"] > 0 and privacy["framesReleasedByTracking"] == 0, privacy
+    _, _, body = node.request("/metrics")
+    assert metric(body.decode(), "allspark_privacy_waits_for_detection_total") > 0

@@ -42,6 +42,7 @@ public enum ConfigKeys {
         .choice("privacyMask", \.privacyMask, MaskStyle.allCases.map(\.rawValue)),
         .integer("privacyDetectionWidth", \.privacyDetectionWidth, 160...3840),
         .boolean("privacyEveryFrame", \.privacyEveryFrame),
+        .integer("privacyLookbackMs", \.privacyLookbackMs, 0...2000),
         .decimal("clockMaxErrorMs", \.clockMaxErrorMs, 0.001...86_400_000, runtime: true),
         .boolean("clockSyncRequired", \.clockSyncRequired),
         .integer("server.port", \.server.port, 0...65535, allowed: "0 (any free port) or a port in 1...65535"),

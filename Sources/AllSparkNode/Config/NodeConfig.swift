@@ -35,6 +35,9 @@ public struct NodeConfig: Sendable, Equatable {
     /// Search every frame for faces instead of as many as detection keeps up with: a live
     /// source then records only as many frames per second as detection manages.
     public var privacyEveryFrame: Bool = false
+    /// How far past a frame the face searches must have looked before it is encoded: a
+    /// face found this late is still masked back to where it came in. Adds to latency.
+    public var privacyLookbackMs: Int = 500
     /// `/api/health` is degraded when the kernel clock's maximum error is above this.
     public var clockMaxErrorMs: Double = 100
     /// An unsynchronised kernel clock (no NTP or PTP daemon) degrades `/api/health`; false

@@ -65,7 +65,8 @@ public struct PrivacyPass: Sendable {
         try self.init(
             detectors: detectors,
             delayLine: DelayLineMasker.Settings(
-                searchesEveryFrame: config.privacyEveryFrame, style: style, minimumRegionWidth: config.privacyDetectionWidth),
+                searchesEveryFrame: config.privacyEveryFrame, style: style, minimumRegionWidth: config.privacyDetectionWidth,
+                lookbackMs: Int64(config.privacyLookbackMs)),
             logger: logger)
     }
 }
