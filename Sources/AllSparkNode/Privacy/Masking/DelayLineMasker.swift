@@ -269,25 +269,29 @@ public final class DelayLineMasker: LiveFrameMasking {
         for found in result.boxes {
             let detection = TrackedBox(box: found)
             searched.add(detection)
-            var back = detection
-            for earlier in stride(from: number - 1, through: oldest, by: -1) {
-                back = flow.move(back, from: slot(of: earlier + 1).thumbnail, to: slot(of: earlier).thumbnail)
-                slot(of: earlier).add(back)
-            }
             var ahead = detection
             for later in (number + 1)..<(newest + 1) {
                 ahead = flow.move(ahead, from: slot(of: later - 1).thumbnail, to: slot(of: later).thumbnail)
                 slot(of: later).add(ahead)
             }
-            if !follow(found, carriedTo: ahead, foundIn: number, at: result.captureTimeMs) { appeared += 1 }
+            let previousFind = follow(found, carriedTo: ahead, foundIn: number, at: result.captureTimeMs)
+            if previousFind == nil { appeared += 1 }
+            // A face found before is already masked back to where it came in; carry this
+            // box back to that search only. A new face is carried back through every frame held.
+            var back = detection
+            for earlier in stride(from: number - 1, to: max(oldest, previousFind ?? oldest) - 1, by: -1) {
+                back = flow.move(back, from: slot(of: earlier + 1).thumbnail, to: slot(of: earlier).thumbnail)
+                slot(of: earlier).add(back)
+            }
         }
         searched.appeared = appeared
         dropLostTracks(after: number, at: result.captureTimeMs, searched: result.region)
     }
 
     /// Updates the track that `carried` (a detection in frame `number`, carried to the
-    /// newest frame) belongs to, or starts one. Returns whether a track was already there.
-    private func follow(_ found: PixelRect, carriedTo carried: TrackedBox, foundIn number: Int, at captureMs: Int64) -> Bool {
+    /// newest frame) belongs to, or starts one. Returns the search that found the face
+    /// before, nil for a new face.
+    private func follow(_ found: PixelRect, carriedTo carried: TrackedBox, foundIn number: Int, at captureMs: Int64) -> Int? {
         let thumbnail = slot(of: number).thumbnail
         var best: Int?
         var bestOverlap = Self.sameFaceOverlap
@@ -302,19 +306,20 @@ public final class DelayLineMasker: LiveFrameMasking {
             tracks.append(FaceTrack(
                 tracked: carried, frameNumber: newest, lastSeenMs: captureMs, lastFoundInSearch: number,
                 signature: RegionSignature(of: found, in: thumbnail)))
-            return false
+            return nil
         }
+        let previousFind = tracks[best].lastFoundInSearch
         tracks[best].tracked = carried
         tracks[best].frameNumber = newest
         tracks[best].lastSeenMs = captureMs
         tracks[best].lastFoundInSearch = number
         tracks[best].signature.update(found, in: thumbnail)
-        return true
+        return previousFind
     }
 
     /// Ends tracks that search `number` looked at and did not find, last found more than
-    /// `holdMs` ago, whose region has changed since; and tracks that another, found now,
-    /// duplicates.
+    /// `holdMs` ago, whose region has changed since or which are mostly outside the frame;
+    /// and tracks that another, found now, duplicates.
     private func dropLostTracks(after number: Int, at captureMs: Int64, searched region: PixelRect?) {
         let thumbnail = slot(of: newest).thumbnail
         var index = tracks.startIndex
@@ -337,6 +342,9 @@ public final class DelayLineMasker: LiveFrameMasking {
         }
         if duplicated { return true }
         guard captureMs - track.lastSeenMs > settings.holdMs else { return false }
+        // A face carried out through the edge, kept mostly outside: only the hold keeps it.
+        let box = track.tracked.box
+        if 2 * box.clamped(toWidth: width, height: height).area < box.area { return true }
         if scratchSignature == nil {
             scratchSignature = RegionSignature(of: track.tracked.box, in: thumbnail)
         } else {
