@@ -10,9 +10,10 @@ import CFFmpeg
 /// it is done (only a search at or after it when its buffer is needed): a face the
 /// detector finds late is masked back through every frame still held, to where it came
 /// in. It leaves masked with:
-/// - the faces of that next search, carried back to it frame by frame along the measured
-///   motion of the picture (optical flow, `BoxFlow`): a face that came in between two
-///   searches is covered from where it entered;
+/// - the faces of the searches after it while it is held, carried back to it frame by
+///   frame along the measured motion of the picture (optical flow, `BoxFlow`): a face
+///   that came in between two searches, or that searches found late, is covered from
+///   where it entered;
 /// - the faces of earlier searches, carried forward the same way (`FaceTrack`): a face
 ///   the detector misses in some searches stays masked while it was last found less than
 ///   `holdMs` ago, and for as long after that as its region has not changed (a person
@@ -324,9 +325,9 @@ public final class DelayLineMasker: LiveFrameMasking {
         let thumbnail = slot(of: newest).thumbnail
         var index = tracks.startIndex
         while index < tracks.endIndex {
-            // A search that did not look at a face cannot have missed it.
-            let box = tracks[index].tracked.box
-            let lookedAt = region.map { 2 * $0.intersection(box).area >= box.area } ?? true
+            // A search that did not look at (most of what shows of) a face cannot have missed it.
+            let shown = tracks[index].tracked.box.clamped(toWidth: width, height: height)
+            let lookedAt = region.map { 2 * $0.intersection(shown).area >= shown.area } ?? true
             if lookedAt, isLost(tracks[index], after: number, at: captureMs, in: thumbnail) {
                 tracks.remove(at: index)
             } else {
