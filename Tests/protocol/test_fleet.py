@@ -360,3 +360,67 @@ def test_clip_mode_fetches_one_playable_clip_per_live_node(make_node, radosgw, b
     assert int(json.loads(probe.stdout)["streams"][0]["nb_read_packets"]) >= 2 * 5 * 2, "the clip holds the range's frames"
     assert {chunk["file"] for chunk in report["chunks"]} >= {chunk["file"] for chunk in chunks}
     assert not list((out / report["folder"]).glob("chunk_*")), "the clip instead of the chunks"
+
+
+class TokenRecordingNode:
+    """Stands in for whatever a node record or an mDNS announcement points at: it answers as
+    a node with nothing recorded, and keeps the Authorization header of every request."""
+
+    def __init__(self, name):
+        self.id = str(uuid.uuid4())
+        self.authorizations = []
+        stand_in = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                stand_in.authorizations.append(self.headers.get("Authorization"))
+                if self.path.startswith("/api/health"):
+                    body = json.dumps({"status": "ok", "node": {"id": stand_in.id, "name": name}}).encode()
+                else:
+                    body = json.dumps({"chunks": []}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.publisher = publish(name, self.port, self.id)
+
+    def close(self):
+        self.publisher.kill()
+        self.publisher.wait()
+        self.server.shutdown()
+
+
+def test_the_fleet_page_hands_its_token_to_other_nodes_only_when_told_to(make_node, radosgw, bucket, tmp_path):
+    token = "page-token-" + uuid.uuid4().hex
+    stand_in = TokenRecordingNode("standin-950")
+    try:
+        for share in (False, True):
+            stand_in.authorizations.clear()
+            env = archive_env(radosgw, ALLSPARK_UPLINK_NAME=f"page-95{int(share)}", ALLSPARK_SERVER_ANNOUNCE="false",
+                              ALLSPARK_FLEET_SHARE_TOKEN="true" if share else "false")
+            page = make_node("--archive-endpoint", radosgw.endpoint, "--archive-bucket", bucket,
+                             "--archive-prefix", f"page-95{int(share)}/", "--token", token,
+                             store=tmp_path / f"page-95{int(share)}", env=env, **SMALL)
+            bearer = {"Authorization": f"Bearer {token}"}
+            page.wait_healthy(headers=bearer)
+            now = time.time()
+            status, job = page.json("/api/fleet/exports", method="POST", headers=bearer,
+                                    body={"start": now - 20, "end": now, "nodes": ["standin-950"]})
+            assert status == 202, job
+            page.wait_until(lambda: page.json(f"/api/fleet/exports/{job['id']}", headers=bearer)[1]["state"] == "done",
+                            timeout=90, what="the export done")
+            assert stand_in.authorizations, "the export never reached the stand-in"
+            sent = {header for header in stand_in.authorizations if header}
+            assert sent == ({f"Bearer {token}"} if share else set()), (share, sent)
+            page.stop()
+    finally:
+        stand_in.close()

@@ -77,7 +77,8 @@ public enum ConfigKeys {
         .decimal("archive.multipartThresholdMB", \.archive.multipartThresholdMB, 0.01...5120),
         .integer("archive.partSizeMB", \.archive.partSizeMB, 5...5120),
         .integer("archive.maxLagSeconds", \.archive.maxLagSeconds, 10...31_536_000, runtime: true),
-        .optionalText("fleet.tokensFile", \.fleetTokensFile, allowed: "a file of `name: token` lines, or empty for this node's own token"),
+        .optionalText("fleet.tokensFile", \.fleetTokensFile, allowed: "a file of `name: token` lines, or empty"),
+        .boolean("fleet.shareToken", \.fleetShareToken),
     ]
 
     public static func named(_ name: String) -> ConfigKey? {

@@ -46,9 +46,12 @@ public struct NodeConfig: Sendable, Equatable {
     public var server = ServerSettings()
     public var uplink = UplinkSettings()
     public var archive = ArchiveSettings()
-    /// The dashboard's Fleet page: a file of `name: token` lines for the other nodes (empty:
-    /// this node's own token is tried on every node).
+    /// The dashboard's Fleet page: a file of `name: token` lines for the other nodes.
     public var fleetTokensFile: String = ""
+    /// Whether the Fleet page's own token is sent to nodes the tokens file does not name.
+    /// Off by default: whoever can write the bucket or announce on the LAN could name a
+    /// "node" of their own and collect it.
+    public var fleetShareToken: Bool = false
 
     public init() {}
 

@@ -64,12 +64,15 @@ struct FleetRoutes {
         }
     }
 
-    /// The tokens for other nodes: the file `fleet.tokensFile` names, and the token this
-    /// request came with for every node the file does not name.
+    /// The tokens for other nodes: the file `fleet.tokensFile` names, and, only with
+    /// `fleet.shareToken`, the token this request came with for every node the file does not
+    /// name. A node record or mDNS announcement can name any address, so the page's token
+    /// is not handed to whatever answers there unless the owner says the fleet shares it.
     private func fleetTokens(_ request: Request) throws -> FleetTokens {
+        let config = services.live.config
         let bearer = request.headers[.authorization].flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        var tokens = FleetTokens(shared: bearer)
-        let file = services.live.config.fleetTokensFile
+        var tokens = FleetTokens(shared: config.fleetShareToken ? bearer : nil)
+        let file = config.fleetTokensFile
         if !file.isEmpty { tokens.byNode = try FleetTokens.parse(String(contentsOfFile: file, encoding: .utf8), file: file) }
         return tokens
     }
