@@ -201,27 +201,21 @@ def publish(name, port, node_id):
                              "version=test", "api=/api", "tls=off"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-class FaultyNode:
-    """Stands in for a broken node (no real node answers garbage or stalls on purpose): its
-    health is a node's, its chunk listing is `garbage` or never comes (`stall`)."""
+class StandInNode:
+    """An HTTP server announced on mDNS as a node, for what no real node does on purpose.
+    `answer(path, headers)` gives the body of a GET (sent as 200), or None to send nothing."""
 
-    def __init__(self, mode):
+    def __init__(self, name, answer):
         self.id = str(uuid.uuid4())
-        self.release = threading.Event()
-        fault = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args):
                 pass
 
             def do_GET(self):
-                if self.path.startswith("/api/health"):
-                    body = json.dumps({"status": "ok", "node": {"id": fault.id, "name": f"{mode}-900"}}).encode()
-                elif mode == "stall":
-                    fault.release.wait(120)
+                body = answer(self.path, self.headers)
+                if body is None:
                     return
-                else:
-                    body = b"<html>\x00\xff not json"
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
@@ -231,13 +225,37 @@ class FaultyNode:
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.publisher = publish(f"{mode}-900", self.port, self.id)
+        self.publisher = publish(name, self.port, self.id)
+
+    def health(self, name):
+        return json.dumps({"status": "ok", "node": {"id": self.id, "name": name}}).encode()
 
     def close(self):
-        self.release.set()
         self.publisher.kill()
         self.publisher.wait()
         self.server.shutdown()
+
+
+class FaultyNode(StandInNode):
+    """Stands in for a broken node: its health is a node's, its chunk listing is `garbage`
+    or never comes (`stall`)."""
+
+    def __init__(self, mode):
+        self.release = threading.Event()
+
+        def answer(path, headers):
+            if path.startswith("/api/health"):
+                return self.health(f"{mode}-900")
+            if mode == "stall":
+                self.release.wait(120)
+                return None
+            return b"<html>\x00\xff not json"
+
+        super().__init__(f"{mode}-900", answer)
+
+    def close(self):
+        self.release.set()
+        super().close()
 
 
 def test_bad_input_is_refused_with_a_clear_error(radosgw, bucket, tmp_path):
@@ -362,41 +380,18 @@ def test_clip_mode_fetches_one_playable_clip_per_live_node(make_node, radosgw, b
     assert not list((out / report["folder"]).glob("chunk_*")), "the clip instead of the chunks"
 
 
-class TokenRecordingNode:
+class TokenRecordingNode(StandInNode):
     """Stands in for whatever a node record or an mDNS announcement points at: it answers as
     a node with nothing recorded, and keeps the Authorization header of every request."""
 
     def __init__(self, name):
-        self.id = str(uuid.uuid4())
         self.authorizations = []
-        stand_in = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
+        def answer(path, headers):
+            self.authorizations.append(headers.get("Authorization"))
+            return self.health(name) if path.startswith("/api/health") else json.dumps({"chunks": []}).encode()
 
-            def do_GET(self):
-                stand_in.authorizations.append(self.headers.get("Authorization"))
-                if self.path.startswith("/api/health"):
-                    body = json.dumps({"status": "ok", "node": {"id": stand_in.id, "name": name}}).encode()
-                else:
-                    body = json.dumps({"chunks": []}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.publisher = publish(name, self.port, self.id)
-
-    def close(self):
-        self.publisher.kill()
-        self.publisher.wait()
-        self.server.shutdown()
+        super().__init__(name, answer)
 
 
 def test_the_fleet_page_hands_its_token_to_other_nodes_only_when_told_to(make_node, radosgw, bucket, tmp_path):
