@@ -12,7 +12,8 @@ every 5 s asks for the last 4 chunks it was told of and reads their upload pairs
 a WebSocket peer connects to the node's own server, asks for the last 4 s (the chunk being
 recorded ends early for it) and reads the upload pairs to the final status; every second a
 poller reads /api/status and /api/snapshot.jpg as the dashboard does; every 30 s a clip of
-3 s is cut. Every 10 s: VmRSS, open file descriptors, threads, store bytes on disk, and
+3 s is cut. Every 10 s: VmRSS, open file descriptors, threads, the bytes of the chunk and
+timestamps files in the store (the cap's) and of the node's other files there, and
 the archive's progress from /api/status. Prints a table of samples and a summary with the
 growth from the end of the first minute to the end, then what the node logged (its stderr,
 kept in --log) while it ran and after it was told to stop (SIGTERM): lines by level, every
@@ -57,7 +58,16 @@ def process_facts(pid):
 
 
 def store_bytes(store):
-    return sum(entry.stat().st_size for entry in os.scandir(store) if entry.is_file())
+    """(bytes of the chunk and timestamps files, with the chunk being recorded; bytes of the
+    rest: the archive journal, ids, runtime config)."""
+    ring = other = 0
+    for entry in os.scandir(store):
+        if entry.is_file():
+            if entry.name.startswith(("chunk_", ".chunk_", "timestamps_")):
+                ring += entry.stat().st_size
+            else:
+                other += entry.stat().st_size
+    return ring, other
 
 
 def get(url, token, timeout=5):
@@ -177,24 +187,26 @@ async def sample(arguments, node, port, token, edge, store):
                asyncio.create_task(every(30, "clip", counts, lambda: cut_clip(port, token, counts)))]
     samples = []
     started = time.monotonic()
-    print("| minute | RSS (MB) | open fds | threads | store on disk (KiB) | chunks evicted | frames dropped "
+    print("| minute | RSS (MB) | open fds | threads | chunks on disk (KiB) | other store files (KiB) "
+          "| chunks evicted | frames dropped "
           "| uploads | uplink rounds | archived | archive backlog | archive lag (s) | evicted before archived |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     while time.monotonic() - started < arguments.minutes * 60:
         await asyncio.sleep(10)
         rss, fds, threads = process_facts(node.pid)
+        ring, other = store_bytes(store)
         status = json.loads(await asyncio.get_running_loop().run_in_executor(
             None, get, f"http://127.0.0.1:{port}/api/status", token))
         archive = status["archive"]
         sample = {"minute": (time.monotonic() - started) / 60, "rss": rss, "fds": fds, "threads": threads,
-                  "disk": store_bytes(store), "evicted": status["store"]["chunksEvicted"],
+                  "disk": ring, "other files": other, "evicted": status["store"]["chunksEvicted"],
                   "dropped": status["recorder"]["framesDropped"], "uploads": counts["uploads"],
                   "uplink": counts["uplink rounds"], "uplink state": status["uplink"]["state"],
                   "archived": archive["chunksArchived"], "archived bytes": archive["bytesArchived"],
                   "backlog": archive["backlogChunks"], "lag": archive["lagMs"] / 1000,
                   "unarchived": archive["evictedBeforeArchive"], "archive failures": archive["uploadFailures"]}
         samples.append(sample)
-        print(f"| {sample['minute']:.1f} | {rss:.1f} | {fds} | {threads} | {sample['disk'] / 1024:.0f} | "
+        print(f"| {sample['minute']:.1f} | {rss:.1f} | {fds} | {threads} | {ring / 1024:.0f} | {other / 1024:.0f} | "
               f"{sample['evicted']} | {sample['dropped']} | {sample['uploads']} | {sample['uplink']} | "
               f"{sample['archived']} | {sample['backlog']} | {sample['lag']:.1f} | {sample['unarchived']} |", flush=True)
     for worker in workers:
@@ -250,7 +262,8 @@ def summarise(samples, counts, log_path, stop_offset):
           f"open fds {warm['fds']} -> {last['fds']} (range {min(s['fds'] for s in samples)}-{max(s['fds'] for s in samples)}), "
           f"threads {warm['threads']} -> {last['threads']} "
           f"(range {min(s['threads'] for s in samples)}-{max(s['threads'] for s in samples)}); "
-          f"store on disk at most {max(s['disk'] for s in samples) / 1024:.0f} KiB of the {CAP_MIB * 1024} KiB cap; "
+          f"chunks on disk at most {max(s['disk'] for s in samples) / 1024:.0f} KiB of the {CAP_MIB * 1024} KiB cap, "
+          f"the node's other files in the store {warm['other files'] / 1024:.0f} -> {last['other files'] / 1024:.0f} KiB; "
           f"{last['evicted']} chunks evicted, {last['dropped']} frames dropped")
     print(f"Peers: {counts['uploads']} uploads ({counts['files']} files, {counts['skipped']} skipped, "
           f"{counts['from archive']} from the archive, {counts['upload errors']} failed); "
