@@ -46,7 +46,7 @@ osd pool default pg num = 8
 osd pool default pgp num = 8
 mon allow pool size one = true
 osd objectstore = memstore
-memstore device bytes = 1073741824
+memstore device bytes = {memstore_bytes}
 osd crush chooseleaf type = 0
 run dir = {dir}/run
 log file = {dir}/log/$name.log
@@ -70,17 +70,19 @@ class RadosgwUnavailable(Exception):
 
 class Radosgw:
     """The running service: S3 at `endpoint` (path-style, SigV4, `region`) for one user with
-    `access_key` and `secret_key`. Each step of starting may take `timeout` seconds."""
+    `access_key` and `secret_key`. Each step of starting may take `timeout` seconds. The OSD
+    holds at most `memstore_bytes` (in memory; it takes only what is stored)."""
 
     region = "us-east-1"
 
-    def __init__(self, timeout=120):
+    def __init__(self, timeout=120, memstore_bytes=1 << 30):
         missing = [name for name in BINARIES if shutil.which(name) is None]
         if missing:
             raise RadosgwUnavailable(
                 f"missing {', '.join(missing)}: install ceph-mon ceph-osd radosgw ceph-common "
                 "(scripts/setup.sh --test)")
         self.timeout = timeout
+        self.memstore_bytes = memstore_bytes
         self.dir = Path(tempfile.mkdtemp(prefix="radosgw-"))
         self.conf = self.dir / "ceph.conf"
         self.port = free_port()
@@ -102,7 +104,8 @@ class Radosgw:
             (self.dir / sub).mkdir()
         fsid = str(uuid.uuid4())
         mon_port = free_port()
-        self.conf.write_text(CONF.format(fsid=fsid, mon_port=mon_port, dir=self.dir))
+        self.conf.write_text(CONF.format(fsid=fsid, mon_port=mon_port, dir=self.dir,
+                                          memstore_bytes=self.memstore_bytes))
         monmap = self.dir / "monmap"
         self._run("monmaptool", "--create", "--addv", "a", f"[v2:127.0.0.1:{mon_port}]",
                   "--fsid", fsid, monmap)
