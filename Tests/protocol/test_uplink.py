@@ -122,3 +122,23 @@ def test_tls_only_edge_server_with_a_self_signed_certificate(make_node, tmp_path
             await peer.stop()
 
     assert asyncio.run(scenario()) == 1
+
+
+def test_stopping_while_connected_is_a_clean_exit(make_node):
+    # systemd marks a unit failed when it exits non-zero on SIGTERM, and the archive's last
+    # chunk would be cut short: a stop while the uplink is connected is no failure.
+    port = free_port()
+
+    async def scenario():
+        peer = EdgePeer(port)
+        await peer.start()
+        node = make_node("--uplink", f"ws://127.0.0.1:{port}/")
+        await peer.wait_for(lambda: peer.chunk_saved, timeout=40, what="chunkSaved")
+        status = node.stop()
+        await peer.stop()
+        return node, status
+
+    node, status = asyncio.run(scenario())
+    log = node.log_path.read_text()
+    assert status == 0, log[-3000:]
+    assert not [line for line in log.splitlines() if " error " in line or line.startswith("Error")], log[-3000:]

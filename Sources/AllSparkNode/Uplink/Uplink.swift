@@ -60,6 +60,8 @@ public final class Uplink: Service, Sendable {
                 } catch is CancellationError {
                     return
                 } catch {
+                    // A session that ended because the node is stopping is not a failure.
+                    if Task.isCancelled { return }
                     backoff.connectionEnded(after: ContinuousClock.now - attemptStarted)
                     self.services.uplinkState.update {
                         $0.phase = .waiting
@@ -74,7 +76,11 @@ public final class Uplink: Service, Sendable {
                     $0.reconnectAttempt = backoff.failures
                     $0.nextAttemptAtMs = WallClock.nowMs() + delayMs
                 }
-                try await Task.sleep(for: delay)
+                do {
+                    try await Task.sleep(for: delay)
+                } catch {
+                    return  // cancelled while waiting: the node is stopping
+                }
             }
         }
     }
