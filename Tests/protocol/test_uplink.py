@@ -12,13 +12,18 @@ def timestamps_name(chunk_name):
     return chunk_name.replace("chunk_", "timestamps_").rsplit(".", 1)[0] + ".txt"
 
 
+async def peer_and_node(make_node, port):
+    """An edge-server-compatible peer on `port`, and a node dialling it."""
+    peer = EdgePeer(port)
+    await peer.start()
+    return peer, make_node("--uplink", f"ws://127.0.0.1:{port}/")
+
+
 def test_whole_session_reconnect_and_recording_never_stops(make_node):
     port = free_port()
 
     async def scenario():
-        peer = EdgePeer(port)
-        await peer.start()
-        node = make_node("--uplink", f"ws://127.0.0.1:{port}/")
+        peer, node = await peer_and_node(make_node, port)
         await peer.wait_for(lambda: peer.client_names, timeout=30, what="clientInfo")
 
         # The server's clientConfig applies: the next chunk uses its length.
@@ -127,12 +132,8 @@ def test_tls_only_edge_server_with_a_self_signed_certificate(make_node, tmp_path
 def test_stopping_while_connected_is_a_clean_exit(make_node):
     # systemd marks a unit failed when it exits non-zero on SIGTERM, and the archive's last
     # chunk would be cut short: a stop while the uplink is connected is no failure.
-    port = free_port()
-
     async def scenario():
-        peer = EdgePeer(port)
-        await peer.start()
-        node = make_node("--uplink", f"ws://127.0.0.1:{port}/")
+        peer, node = await peer_and_node(make_node, free_port())
         await peer.wait_for(lambda: peer.chunk_saved, timeout=40, what="chunkSaved")
         status = node.stop()
         await peer.stop()
