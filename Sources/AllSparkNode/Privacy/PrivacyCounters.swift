@@ -34,6 +34,12 @@ public final class PrivacyCounters: Sendable {
         public internal(set) var lastDetectionMs: Double = 0
         public internal(set) var totalDetectionMs: Double = 0
 
+        /// Whether a frame waited for detection in the last `seconds`.
+        public func waitedForDetection(withinSeconds seconds: Double) -> Bool {
+            guard let lastWaitAt else { return false }
+            return ProcessInfo.processInfo.systemUptime - lastWaitAt <= seconds
+        }
+
         /// Detection time per searched frame.
         public var meanDetectionMs: Double { framesSearched > 0 ? totalDetectionMs / Double(framesSearched) : 0 }
     }
@@ -70,12 +76,6 @@ public final class PrivacyCounters: Sendable {
             totals.waitsForDetection += 1
             totals.lastWaitAt = now
         }
-    }
-
-    /// Whether a frame waited for detection in the last `seconds`.
-    public func waitedForDetection(withinSeconds seconds: Double) -> Bool {
-        guard let last = snapshot().lastWaitAt else { return false }
-        return ProcessInfo.processInfo.systemUptime - last <= seconds
     }
 
     func recordFailure(_ failure: PrivacyError, detectionMs: Double?) {

@@ -56,7 +56,7 @@ struct HealthReport {
         if let archive { warnings += archive.problems(maxLagSeconds: config.archive.maxLagSeconds) }
         let privacy = services.privacy.snapshot()
         if let reason = services.privacy.weakerDetectorReason { warnings.append("privacy degraded: \(reason)") }
-        if services.privacy.waitedForDetection(withinSeconds: Self.privacyBehindWindowSeconds) {
+        if privacy.waitedForDetection(withinSeconds: Self.privacyBehindWindowSeconds) {
             warnings.append(
                 "privacy: detection is behind: frames waited for a search \(privacy.waitsForDetection) times; "
                     + "frames the source could not hold were dropped (\(status.framesDropped) so far), none left unsearched")
