@@ -20,7 +20,18 @@ final class FetchProgressView: Sendable {
         }
     }
 
-    func draw(_ progress: FetchProgress) async {
+    /// Runs `body` with the bar redrawn while it runs, and drawn once more at the end.
+    func drawing<Value>(_ progress: FetchProgress, _ body: () async throws -> Value) async throws -> Value {
+        let drawing = Task { await draw(progress) }
+        defer { drawing.cancel() }
+        let value = try await body()
+        drawing.cancel()
+        _ = await drawing.value
+        finish(progress)
+        return value
+    }
+
+    private func draw(_ progress: FetchProgress) async {
         guard isTerminal else { return }
         while !Task.isCancelled {
             lock.withLock { _ in FileHandle.standardError.write(Data(("\r\u{1B}[K" + bar(progress)).utf8)) }
@@ -28,7 +39,7 @@ final class FetchProgressView: Sendable {
         }
     }
 
-    func finish(_ progress: FetchProgress) {
+    private func finish(_ progress: FetchProgress) {
         guard isTerminal else { return }
         lock.withLock { _ in FileHandle.standardError.write(Data(("\r\u{1B}[K" + bar(progress) + "\n").utf8)) }
     }

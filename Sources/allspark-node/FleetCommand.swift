@@ -39,14 +39,14 @@ struct FleetOptions: ParsableArguments {
         return logger
     }
 
-    /// Runs `body` with the fleet as found now, and closes every connection after.
-    func withFleet<Value>(_ body: (FleetHTTP, S3Client?, FleetDiscovery.Result) async throws -> Value) async throws -> Value {
+    /// Runs `body` with the clients and a discovery of the fleet, and closes every connection after.
+    func withFleet<Value>(_ body: (FleetHTTP, S3Client?, FleetDiscovery) async throws -> Value) async throws -> Value {
         let bucket = try bucket()
         let http = FleetHTTP()
         let result: Result<Value, any Error>
         do {
-            let found = await FleetDiscovery(http: http, bucket: bucket, useMDNS: !noMDNS, logger: Self.logger).discover()
-            result = .success(try await body(http, bucket, found))
+            let discovery = FleetDiscovery(http: http, bucket: bucket, useMDNS: !noMDNS, logger: Self.logger)
+            result = .success(try await body(http, bucket, discovery))
         } catch {
             result = .failure(error)
         }
@@ -65,7 +65,8 @@ struct FleetListCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        try await fleet.withFleet { _, _, found in
+        try await fleet.withFleet { _, _, discovery in
+            let found = await discovery.discover()
             if json { return try ArchiveCommand.printJSON(found) }
             if let error = found.bucketError { print("bucket: \(error)") }
             if let error = found.mdnsError { print(error) }
@@ -132,26 +133,31 @@ struct FleetFetchCommand: AsyncParsableCommand {
         let names = nodes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
         let request = FleetFetcher.Request(
             startMs: startMs, endMs: endMs, output: URL(fileURLWithPath: out), nodes: names, clip: clip, tokens: fleetTokens, parallelNodes: parallel)
-        let report = try await fleet.withFleet { http, bucket, found in
-            let selected: [FleetNode]
-            do {
-                selected = try FleetFetcher.select(names, from: found.nodes)
-            } catch {
-                throw ValidationError("\(error)")
-            }
-            if let error = found.mdnsError { FetchProgressView.note(error) }
-            if selected.isEmpty {
-                FetchProgressView.note("no nodes found: none on mDNS\(bucket == nil ? ", and no bucket configured (--archive-endpoint, --archive-bucket)" : " or in the bucket's registry")")
-            }
+        let report = try await fleet.withFleet { http, bucket, discovery in
+            let fetcher = FleetFetcher(http: http, bucket: bucket, logger: FleetOptions.logger)
             let view = FetchProgressView()
             let progress = FetchProgress { node in view.nodeDone(node) }
-            let drawing = Task { await view.draw(progress) }
-            defer { drawing.cancel() }
-            let report = try await FleetFetcher(http: http, bucket: bucket, logger: FleetOptions.logger)
-                .fetch(request, nodes: selected, bucketError: found.bucketError, progress: progress)
-            drawing.cancel()
-            _ = await drawing.value
-            view.finish(progress)
+            let report: FetchReport
+            let found: FleetDiscovery.Result
+            if let names {
+                // Named nodes are checked before anything is fetched.
+                found = await discovery.discover()
+                let selected: [FleetNode]
+                do {
+                    selected = try FleetFetcher.select(names, from: found.nodes)
+                } catch {
+                    throw ValidationError("\(error)")
+                }
+                report = try await view.drawing(progress) {
+                    try await fetcher.fetch(request, nodes: selected, bucketError: found.bucketError, progress: progress)
+                }
+            } else {
+                (report, found) = try await view.drawing(progress) { try await fetcher.fetch(request, discovery: discovery, progress: progress) }
+            }
+            if let error = found.mdnsError { FetchProgressView.note(error) }
+            if report.nodes.isEmpty {
+                FetchProgressView.note("no nodes found: none on mDNS\(bucket == nil ? ", and no bucket configured (--archive-endpoint, --archive-bucket)" : " or in the bucket's registry")")
+            }
             return report
         }
         let chunks = report.nodes.reduce(0) { $0 + $1.chunks.count }

@@ -44,6 +44,24 @@ extension DiscoveryDaemonTests {
             }
         }
 
+        // Listening for all of a type ends once avahi says no more are likely soon (about 1 s),
+        // not at the end of its window: the time limit fails a search that waits ten minutes.
+        @Test(.timeLimit(.minutes(1)))
+        func findingAllEndsWhenAvahiHasHeardEveryone() async throws {
+            let node = try AvahiPublishProcess(name: "cam-all-for-now", type: "_allspark-allnow._tcp", port: 18081)
+            defer { node.stop() }
+            let browser = EdgeServerBrowser(serviceType: "_allspark-allnow._tcp", logger: Logger(label: "test.discovery.browser"))
+            var found: [DiscoveredService] = []
+            // The publisher registers in the background; ask until it is heard.
+            while found.isEmpty {
+                found = try await browser.findAll(window: .seconds(600))
+            }
+            #expect(found.map(\.name) == ["cam-all-for-now"])
+            #expect(found.first?.port == 18081)
+            let none = EdgeServerBrowser(serviceType: "_allspark-absent._tcp", logger: Logger(label: "test.discovery.browser"))
+            #expect(try await none.findAll(window: .seconds(600)).isEmpty)
+        }
+
         // A search for ten minutes must end when cancelled, well within the time limit.
         @Test(.timeLimit(.minutes(1)))
         func stopsWhenCancelled() async throws {

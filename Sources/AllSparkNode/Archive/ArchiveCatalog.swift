@@ -18,6 +18,8 @@ public final class ArchiveCatalog: Sendable {
     /// Manifests remembered (by key; about a week of 30 s chunks, some 10 MB); past this the
     /// memory is cleared and filled again by listing.
     static let rememberedLimit = 20_000
+    /// Manifests read from the bucket at once while listing a range.
+    static let manifestReadsAtOnce = 8
 
     let client: S3Client
     let layout: ArchiveLayout
@@ -52,14 +54,13 @@ public final class ArchiveCatalog: Sendable {
         let lastKey = layout.manifestKey(stamp: ChunkNaming.stamp(forMs: min(endMs, Int64(UploadTimeRange.latestSeconds * 1000))))
         var found: [ArchiveManifest] = []
         var token: String?
-        listing: repeat {
+        repeat {
             let page = try await client.list(prefix: layout.manifestsPrefix, startAfter: token == nil ? firstKey : nil, continuationToken: token)
-            for key in page.keys {
-                guard key <= lastKey else { break listing }
-                guard let manifest = try await manifest(at: key) else { continue }
-                if manifest.record.overlaps(startMs: startMs, endMs: endMs) { found.append(manifest) }
-            }
-            token = page.nextContinuationToken
+            let keys = page.keys.filter { $0 <= lastKey }
+            // One round trip each (~45 ms on a LAN radosgw): read side by side, not in turn.
+            let manifests = try await BoundedTasks.map(keys, limit: Self.manifestReadsAtOnce) { try await self.manifest(at: $0) }
+            found += manifests.compactMap { $0 }.filter { $0.record.overlaps(startMs: startMs, endMs: endMs) }
+            token = keys.count == page.keys.count ? page.nextContinuationToken : nil
         } while token != nil
         return found.sorted { $0.firstFrameMs < $1.firstFrameMs }
     }

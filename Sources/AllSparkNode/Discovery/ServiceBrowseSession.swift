@@ -3,8 +3,9 @@ import Logging
 import Synchronization
 
 /// One search for a service type: browses, resolves each instance as it appears, and
-/// delivers the first one that resolves (`.first`) or every one resolved by the deadline
-/// (`.all`): an empty list at the deadline when none did, or an error. Used once.
+/// delivers the first one that resolves (`.first`) or every one resolved (`.all`): once
+/// avahi says no more are likely soon and every resolver has answered, or at the deadline
+/// with what has resolved by then (an empty list when none did); or an error. Used once.
 ///
 /// All `var`s are touched only on the avahi loop: in its callbacks, or under `loop.withLock`.
 final class ServiceBrowseSession: @unchecked Sendable {
@@ -32,6 +33,9 @@ final class ServiceBrowseSession: @unchecked Sendable {
     private var resolvers: [OpaquePointer: AvahiProtocol] = [:]
     /// What `.all` has resolved so far, by instance name.
     private var resolved: [String: DiscoveredService] = [:]
+    /// Avahi's "all for now": its cache is read and the network has had its chance to answer
+    /// (about 1 s after the query); later announcements are unlikely.
+    private var browsedAllForNow = false
 
     init(serviceType: String, mode: Mode, logger: Logger) throws(DiscoveryError) {
         loop = try AvahiThreadedLoop()
@@ -156,6 +160,9 @@ final class ServiceBrowseSession: @unchecked Sendable {
             guard let name, let type, let domain else { return }
             // Ask for an IPv4 address first: it needs no interface scope to connect to.
             resolve(name, type, domain, interface, proto, addressProtocol: AvahiProtocol(AVAHI_PROTO_INET))
+        case AVAHI_BROWSER_ALL_FOR_NOW:
+            browsedAllForNow = true
+            deliverIfSettled()
         case AVAHI_BROWSER_FAILURE:
             let reason = client.map { avahiErrorText(avahi_client_errno($0)) } ?? "unknown"
             deliver(.failure(DiscoveryError.avahiFailure(operation: "browsing \(serviceType)", reason: reason)))
@@ -189,7 +196,10 @@ final class ServiceBrowseSession: @unchecked Sendable {
     ) {
         let askedFor = resolvers[resolver]
         // At the end: the strings passed in belong to the resolver's reply.
-        defer { freeResolver(resolver) }
+        defer {
+            freeResolver(resolver)
+            deliverIfSettled()
+        }
         guard let name, let type, let domain else { return }
         let instance = String(cString: name)
         switch event {
@@ -209,6 +219,13 @@ final class ServiceBrowseSession: @unchecked Sendable {
             let reason = client.map { avahiErrorText(avahi_client_errno($0)) } ?? "unknown"
             logger.warning("mDNS: cannot resolve \"\(instance)\": \(reason)")
         }
+    }
+
+    /// `.all` ends early once avahi has said "all for now" and no resolver is still out,
+    /// rather than always listening to the deadline.
+    private func deliverIfSettled() {
+        guard mode == .all, browsedAllForNow, resolvers.isEmpty else { return }
+        deliver(.success(resolved.values.sorted { $0.name < $1.name }))
     }
 
     private func freeResolver(_ resolver: OpaquePointer) {

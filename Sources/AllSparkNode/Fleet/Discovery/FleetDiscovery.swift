@@ -5,7 +5,8 @@ import Logging
 /// whether it answers now. Either source may fail; the other still counts, and the failure
 /// is reported.
 public struct FleetDiscovery: Sendable {
-    /// How long mDNS answers are listened for.
+    /// The longest mDNS answers are listened for; the browse usually ends after about 1 s,
+    /// when avahi says no more are likely.
     public static let mdnsWindow: Duration = .seconds(3)
     static let parallelProbes = 16
 
@@ -28,13 +29,31 @@ public struct FleetDiscovery: Sendable {
         public var mdnsError: String?
     }
 
-    public func discover() async -> Result {
+    /// The whole fleet, once mDNS has been heard. `recordedEarly` gets, before that, the
+    /// nodes the bucket's registry lists, each asked at its recorded addresses, so that work on
+    /// those that answer need not wait for mDNS (about 1 s). A node is asked again only when
+    /// mDNS gave it an address its first probe did not try.
+    public func discover(recordedEarly: @Sendable ([FleetNode]) async -> Void = { _ in }) async -> Result {
         async let announced = browse()
-        async let recorded = records()
+        let (records, bucketError) = await records()
+        let recorded = await probeAll(Self.merge(records: records, announced: []))
+        // Without mDNS nothing more is coming: the whole fleet is handed over at once.
+        if useMDNS, !recorded.isEmpty { await recordedEarly(recorded) }
         let (mdns, mdnsError) = await announced
-        let (records, bucketError) = await recorded
-        let merged = Self.merge(records: records, announced: mdns)
-        return Result(nodes: await probeAll(merged), bucketError: bucketError, mdnsError: mdnsError)
+        let probedFirst = Dictionary(recorded.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var settled: [FleetNode] = []
+        var unsettled: [FleetNode] = []
+        for var node in Self.merge(records: records, announced: mdns) {
+            if let first = probedFirst[node.id], first.isOnline || first.urls == node.urls {
+                node.live = first.live
+                node.unreachable = first.unreachable
+                settled.append(node)
+            } else {
+                unsettled.append(node)
+            }
+        }
+        let nodes = settled + (await probeAll(unsettled))
+        return Result(nodes: nodes.sorted { ($0.name, $0.id) < ($1.name, $1.id) }, bucketError: bucketError, mdnsError: mdnsError)
     }
 
     private func browse() async -> ([DiscoveredService], String?) {

@@ -16,7 +16,7 @@ public final class FetchProgress: Sendable {
     public var nodesTotal: Int { total.load(ordering: .relaxed) }
 
     func add(bytes count: Int64) { bytes.add(count, ordering: .relaxed) }
-    func starting(nodes count: Int) { total.store(count, ordering: .relaxed) }
+    func adding(nodes count: Int) { total.add(count, ordering: .relaxed) }
 
     func finished(_ node: FetchReport.NodeReport) {
         nodes.add(1, ordering: .relaxed)

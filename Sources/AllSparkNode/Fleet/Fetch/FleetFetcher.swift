@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// `fleet fetch`: one time range from every node (or the named ones), a bounded number of
 /// nodes at a time, into one folder per node plus `manifest.json`.
@@ -56,22 +57,82 @@ public struct FleetFetcher: Sendable {
     /// Fetches `nodes` (as discovery found them) and writes the manifest; a partial result
     /// is written and reported too, never thrown away.
     public func fetch(_ request: Request, nodes: [FleetNode], bucketError: String?, progress: FetchProgress) async throws -> FetchReport {
+        let (arrivals, feed) = AsyncStream.makeStream(of: Arrival.self)
+        progress.adding(nodes: nodes.count)
+        var folders = FolderNames(known: nodes)
+        for node in Self.bucketBoundFirst(nodes) { feed.yield(Arrival(node: node, folder: folders.claim(for: node), bucketError: bucketError)) }
+        feed.finish()
+        let reports = try await fetchNodes(request, arrivals: arrivals, progress: progress)
+        return try writeReport(request, reports: reports, bucketError: bucketError)
+    }
+
+    /// Finds the fleet and fetches it at once: the nodes that answer at the addresses the
+    /// bucket's registry gives are fetched while mDNS is still being heard, the rest once it
+    /// has been. Writes the manifest; returns it with what discovery found.
+    public func fetch(_ request: Request, discovery: FleetDiscovery, progress: FetchProgress) async throws -> (FetchReport, FleetDiscovery.Result) {
+        let (arrivals, feed) = AsyncStream.makeStream(of: Arrival.self)
+        async let found = Self.feed(feed, from: discovery, progress: progress)
+        let reports = try await fetchNodes(request, arrivals: arrivals, progress: progress)
+        let discovered = await found
+        return (try writeReport(request, reports: reports, bucketError: discovered.bucketError), discovered)
+    }
+
+    /// A node handed to the fetch, its folder, and what is known then of the bucket.
+    struct Arrival: Sendable {
+        let node: FleetNode
+        let folder: String
+        let bucketError: String?
+    }
+
+    private static func feed(
+        _ feed: AsyncStream<Arrival>.Continuation, from discovery: FleetDiscovery, progress: FetchProgress
+    ) async -> FleetDiscovery.Result {
+        let handed = Mutex((ids: Set<String>(), folders: FolderNames(known: [])))
+        let found = await discovery.discover { recorded in
+            // These came from the registry, so the bucket could be read.
+            let answering = recorded.filter(\.isOnline)
+            progress.adding(nodes: answering.count)
+            handed.withLock { handed in
+                handed.folders = FolderNames(known: recorded)
+                for node in answering {
+                    handed.ids.insert(node.id)
+                    feed.yield(Arrival(node: node, folder: handed.folders.claim(for: node), bucketError: nil))
+                }
+            }
+        }
+        handed.withLock { handed in
+            let rest = found.nodes.filter { !handed.ids.contains($0.id) }
+            progress.adding(nodes: rest.count)
+            handed.folders.learn(rest)
+            for node in bucketBoundFirst(rest) {
+                feed.yield(Arrival(node: node, folder: handed.folders.claim(for: node), bucketError: found.bucketError))
+            }
+        }
+        feed.finish()
+        return found
+    }
+
+    private func fetchNodes(_ request: Request, arrivals: AsyncStream<Arrival>, progress: FetchProgress) async throws -> [FetchReport.NodeReport] {
         try FileManager.default.createDirectory(at: request.output, withIntermediateDirectories: true)
-        progress.starting(nodes: nodes.count)
-        let folders = Self.folderNames(nodes)
         let bucket = bucket
         let http = http
         let logger = logger
-        let reports = try await BoundedTasks.map(Array(zip(nodes, folders)), limit: request.parallelNodes) { node, folder in
+        let started = try await BoundedTasks.map(arrivals, limit: request.parallelNodes) { arrival in
+            let node = arrival.node
             let source = node.record.flatMap { record in bucket.map { BucketSource(client: $0, prefix: record.archivePrefix, logger: logger) } }
             let fetch = NodeFetch(
-                node: node, folder: request.output.appendingPathComponent(folder), startMs: request.startMs, endMs: request.endMs,
-                token: request.tokens.token(for: node), clip: request.clip, http: http, bucket: source, bucketError: bucketError,
+                node: node, folder: request.output.appendingPathComponent(arrival.folder), startMs: request.startMs, endMs: request.endMs,
+                token: request.tokens.token(for: node), clip: request.clip, http: http, bucket: source, bucketError: arrival.bucketError,
                 progress: progress)
             let report = await fetch.run()
             progress.finished(report)
             return report
         }
+        // The manifest lists the nodes by name, whatever order they were found and ran in.
+        return started.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+    }
+
+    private func writeReport(_ request: Request, reports: [FetchReport.NodeReport], bucketError: String?) throws -> FetchReport {
         var problems: [String] = []
         if let bucketError { problems.append("the bucket could not be read: \(bucketError)") }
         for node in reports {
@@ -93,17 +154,40 @@ public struct FleetFetcher: Sendable {
         return report
     }
 
-    /// A folder per node, named after it; names two nodes share get the id's first part.
-    static func folderNames(_ nodes: [FleetNode]) -> [String] {
-        func plain(_ name: String) -> String {
-            let cleaned = String(name.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "_" })
-            return cleaned.isEmpty || cleaned.hasPrefix(".") ? "node_" + cleaned : cleaned
-        }
-        let counts = Dictionary(grouping: nodes, by: { plain($0.name) }).mapValues(\.count)
-        return nodes.map { node in
-            let base = plain(node.name)
-            return counts[base, default: 0] > 1 ? "\(base)-\(node.id.prefix(8))" : base
-        }
+    /// Offline nodes first: their chunks come from the bucket, a manifest and two objects
+    /// each, which takes longest; started last, they ran alone after every live node was done.
+    static func bucketBoundFirst(_ nodes: [FleetNode]) -> [FleetNode] {
+        nodes.filter { !$0.isOnline } + nodes.filter(\.isOnline)
+    }
+}
+
+/// A folder per node, named after it. A name that two nodes known together share gets the
+/// id's first part on both; one already taken when its node turns up gets it too. The nodes
+/// known together are the bucket's registry, before anything is fetched, so a re-run names
+/// the same folders and resumes into them.
+struct FolderNames {
+    private var known: Set<String> = []
+    private var sharing: [String: Int] = [:]
+    private var taken: Set<String> = []
+
+    init(known nodes: [FleetNode]) {
+        learn(nodes)
+    }
+
+    mutating func learn(_ nodes: [FleetNode]) {
+        for node in nodes where known.insert(node.id).inserted { sharing[Self.plain(node.name), default: 0] += 1 }
+    }
+
+    mutating func claim(for node: FleetNode) -> String {
+        let plain = Self.plain(node.name)
+        let name = sharing[plain, default: 0] > 1 || taken.contains(plain) ? "\(plain)-\(node.id.prefix(8))" : plain
+        taken.insert(name)
+        return name
+    }
+
+    private static func plain(_ name: String) -> String {
+        let cleaned = String(name.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "_" })
+        return cleaned.isEmpty || cleaned.hasPrefix(".") ? "node_" + cleaned : cleaned
     }
 }
 
