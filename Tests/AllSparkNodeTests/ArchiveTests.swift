@@ -68,6 +68,21 @@ struct ArchiveTests {
         #expect(stat(journal.path, &info) == 0 && info.st_mode & 0o777 == 0o600)
     }
 
+    @Test("the journal asks to be compacted after its set number of appends, and not before")
+    func journalCompactionIsDue() throws {
+        let directory = try TestFiles.makeDirectory("journal-due")
+        let journal = ArchiveJournal(storeDirectory: directory, target: "http://s3 bucket node/", linesBetweenCompactions: 3)
+        for second in 0..<2 { try journal.recordArchived(stamp: "17000000\(10 + second).000") }
+        #expect(!journal.isDueForCompaction)
+        try journal.recordArchived(stamp: "1700000012.000")
+        #expect(journal.isDueForCompaction)
+        // The ring has let the first two go: only the third's line is kept.
+        try journal.compact(keeping: ["1700000012.000", "1700000013.000"])
+        #expect(!journal.isDueForCompaction)
+        #expect(journal.archivedStamps() == ["1700000012.000"])
+        #expect(try String(contentsOfFile: journal.path, encoding: .utf8).split(separator: "\n").count == 1)
+    }
+
     static func record(_ startMs: Int64, bytes: Int64 = 1000) -> ChunkRecord {
         ChunkRecord(
             stamp: ChunkNaming.stamp(forMs: startMs), format: .mp4, startMs: startMs, endMs: startMs + 9_966, frameCount: 300,

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// `.allspark-archive.jsonl` in the store: which chunks this node has archived, one JSON
 /// object per line. Each line names the bucket it is about, so pointing the node at
@@ -17,12 +18,19 @@ final class ArchiveJournal: Sendable {
 
     let path: String
     let target: String
+    /// Lines appended between compactions: a line is about 80 bytes outside the store's cap,
+    /// so a node that runs for months rewrites the journal now and then, not only at start.
+    let linesBetweenCompactions: Int
+    private let appendedSinceCompaction = Atomic<Int>(0)
 
     /// - Parameter target: the bucket's identity, `endpoint/bucket/prefix`.
-    init(storeDirectory: URL, target: String) {
+    init(storeDirectory: URL, target: String, linesBetweenCompactions: Int = 1000) {
         path = storeDirectory.appendingPathComponent(Self.fileName).path
         self.target = target
+        self.linesBetweenCompactions = linesBetweenCompactions
     }
+
+    var isDueForCompaction: Bool { appendedSinceCompaction.load(ordering: .relaxed) >= linesBetweenCompactions }
 
     /// The chunks archived to this target; unreadable lines (a torn last write) are skipped.
     func archivedStamps() -> Set<String> {
@@ -45,6 +53,7 @@ final class ArchiveJournal: Sendable {
         let temporary = path + ".tmp"
         _ = try DurableFile.write(lines.joined(), to: temporary, mode: 0o600)
         try DurableFile.rename(temporary, to: path)
+        appendedSinceCompaction.store(0, ordering: .relaxed)
     }
 
     private func line(_ entry: Entry) throws -> String {
@@ -62,5 +71,6 @@ final class ArchiveJournal: Sendable {
         let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress!, $0.count) }
         guard written == bytes.count else { throw DurableFile.Failure(operation: "appending to", path: path, code: errno) }
         guard fdatasync(descriptor) == 0 else { throw DurableFile.Failure(operation: "syncing", path: path, code: errno) }
+        appendedSinceCompaction.add(1, ordering: .relaxed)
     }
 }

@@ -54,12 +54,17 @@ public struct ArchiveUploader: Service {
         let stored = store.allChunks
         let waiting = stored.filter { !archived.contains($0.stamp) }
         for record in waiting { archive.backlog.add(record, checkBucketFirst: true) }
+        compactJournal()
+        if !waiting.isEmpty { logger.info("archive: \(waiting.count) stored chunks are not yet known to be archived") }
+    }
+
+    /// Keeps only the lines of chunks still stored (the rest can no longer be sent twice).
+    private func compactJournal() {
         do {
-            try journal.compact(keeping: Set(stored.map(\.stamp)))
+            try archive.journal.compact(keeping: Set(store.allChunks.map(\.stamp)))
         } catch {
             logger.warning("archive: could not compact the journal: \(error)")
         }
-        if !waiting.isEmpty { logger.info("archive: \(waiting.count) stored chunks are not yet known to be archived") }
     }
 
     /// Aborts every multipart upload open under the node's prefix: those a crash or a failed
@@ -93,6 +98,7 @@ public struct ArchiveUploader: Service {
                 guard let sent = try await archiveChunk(item) else { continue }
                 let seconds = Double(WallClock.monotonicMs() - started) / 1000
                 archive.backlog.archived(item.record, sentBytes: sent, seconds: seconds, nowMonotonicMs: WallClock.monotonicMs())
+                if archive.journal.isDueForCompaction { compactJournal() }
                 if failing {
                     logger.notice("archive: \(archive.client.bucketDescription) answers again; \(archive.status().backlogChunks) chunks in the backlog")
                     failing = false
