@@ -8,8 +8,14 @@ Viewers: 4 dashboard streams (/live/stream.mp4 read as it comes), 3 RTSP (ffmpeg
 TCP, copying to null), 3 HLS (ffmpeg's HLS demuxer, copying to null); the stalled viewer
 asks for /live/stream.mp4 and never reads.
 
+With --node-cpu N --viewer-cpu M the node runs on core N only and the viewers (and this
+script) on core M, so that on a 2-core machine the viewers cannot take the node's CPU and
+the node's CPU with and without them compares its own work.
+
 Usage: bench/live-load.py [--node BIN] [--size 1280x720] [--fps 30] [--privacy face] [--seconds 600]
+                          [--node-cpu N --viewer-cpu M]
 """
+import os
 import socket
 import subprocess
 import tempfile
@@ -54,9 +60,16 @@ class StreamReader(threading.Thread):
 
 def main():
     parser = bench_arguments(__doc__, seconds=600)
+    parser.add_argument("--node-cpu", type=int)
+    parser.add_argument("--viewer-cpu", type=int)
     options = parser.parse_args()
+    if options.node_cpu is not None:
+        # Children and threads inherit the affinity of the thread that makes them.
+        os.sched_setaffinity(0, {options.node_cpu})
     node = LiveNode(options.node, Path(tempfile.mkdtemp(prefix="live-load-")), options.size, options.fps,
                     options.privacy, chunk_ms=60_000)
+    if options.viewer_cpu is not None:
+        os.sched_setaffinity(0, {options.viewer_cpu})
     try:
         quiet = measure(node, options.seconds)
         readers = [StreamReader(node) for _ in range(4)]
@@ -79,7 +92,8 @@ def main():
         stalled.close()
     finally:
         node.stop()
-    print(f"{options.size} at {options.fps} fps, privacy {options.privacy}, {options.seconds} s per phase")
+    pinning = f", node on core {options.node_cpu}, viewers on core {options.viewer_cpu}" if options.node_cpu is not None else ""
+    print(f"{options.size} at {options.fps} fps, privacy {options.privacy}, {options.seconds} s per phase{pinning}")
     print("| phase | frames encoded | recorded frames dropped | node CPU (% of a core) | node peak RSS (MiB) |")
     print("|---|---|---|---|---|")
     for name, phase in (("no viewers", quiet), ("10 viewers + 1 stalled", watched)):

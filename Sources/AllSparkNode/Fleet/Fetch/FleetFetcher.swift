@@ -67,8 +67,9 @@ public struct FleetFetcher: Sendable {
     }
 
     /// Finds the fleet and fetches it at once: the nodes that answer at the addresses the
-    /// bucket's registry gives are fetched while mDNS is still being heard, the rest once it
-    /// has been. Writes the manifest; returns it with what discovery found.
+    /// bucket's registry gives, and those it says have stopped, are fetched while mDNS is
+    /// still being heard; the rest once it has been. Writes the manifest; returns it with
+    /// what discovery found.
     public func fetch(_ request: Request, discovery: FleetDiscovery, progress: FetchProgress) async throws -> (FetchReport, FleetDiscovery.Result) {
         let (arrivals, feed) = AsyncStream.makeStream(of: Arrival.self)
         async let found = Self.feed(feed, from: discovery, progress: progress)
@@ -89,12 +90,14 @@ public struct FleetFetcher: Sendable {
     ) async -> FleetDiscovery.Result {
         let handed = Mutex((ids: Set<String>(), folders: FolderNames(known: [])))
         let found = await discovery.discover { recorded in
-            // These came from the registry, so the bucket could be read.
-            let answering = recorded.filter(\.isOnline)
-            progress.adding(nodes: answering.count)
+            // These came from the registry, so the bucket could be read. A node whose record
+            // says it stopped, and that does not answer, withdrew its mDNS announcement when it
+            // stopped: mDNS has nothing to add, so it need not wait either.
+            let settled = recorded.filter { $0.isOnline || $0.record?.state == .stopped }
+            progress.adding(nodes: settled.count)
             handed.withLock { handed in
                 handed.folders = FolderNames(known: recorded)
-                for node in answering {
+                for node in bucketBoundFirst(settled) {
                     handed.ids.insert(node.id)
                     feed.yield(Arrival(node: node, folder: handed.folders.claim(for: node), bucketError: nil))
                 }
