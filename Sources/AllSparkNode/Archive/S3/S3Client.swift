@@ -25,6 +25,9 @@ public final class S3Client: Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.timeout = .init(connect: .seconds(5), read: .seconds(60))
         configuration.decompression = .disabled
+        // The node sends one chunk at a time, but a fleet fetch reads several offline nodes'
+        // chunks from this one client at once (8 per node): 8 connections left them queued.
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 32
         http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

@@ -106,7 +106,7 @@ struct NodeFetch: Sendable {
 
     /// Chunks of one node fetched at once: enough to hide a link's latency, few enough that
     /// a fleet's memory stays flat (each holds a connection and a small buffer).
-    static let filesAtOnce = 4
+    static let filesAtOnce = 8
 
     private enum Outcome: Sendable {
         case fetched(FetchReport.ChunkEntry)
