@@ -125,9 +125,9 @@ struct LiveVideoTests {
         #expect(H264CodecString.from(extradata: extradata)?.hasPrefix("avc1.") == true)
         let muxer = try MemoryFragmentMuxer(
             parameters: LiveStreamParameters(session: 1, width: 64, height: 64, fps: 10, extradata: extradata))
-        #expect(Array(muxer.initializationSegment[4..<8]) == Array("ftyp".utf8))
+        #expect(muxer.initializationSegment.getBytes(at: 4, length: 4) == Array("ftyp".utf8))
         let frame = try OwnedFrame(width: 64, height: 64, format: AV_PIX_FMT_YUV420P)
-        var file = muxer.initializationSegment
+        var file = Array(buffer: muxer.initializationSegment)
         var fragments = 0
         let packet = av_packet_alloc()!
         defer {
@@ -148,8 +148,8 @@ struct LiveVideoTests {
                 let bytes = UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))
                 let fragment = try muxer.fragment(
                     of: bytes, ptsMs: packet.pointee.pts, durationMs: 100, isKeyframe: packet.pointee.flags & AV_PKT_FLAG_KEY != 0)
-                #expect(Array(fragment[4..<8]) == Array("moof".utf8))
-                file += fragment
+                #expect(fragment.getBytes(at: 4, length: 4) == Array("moof".utf8))
+                file += Array(buffer: fragment)
                 fragments += 1
                 av_packet_unref(packet)
             }

@@ -46,7 +46,7 @@ final class LiveFragmenter: Sendable {
                 do {
                     let opened = try MemoryFragmentMuxer(parameters: parameters)
                     let start = LiveSessionStart(
-                        parameters: parameters, initializationSegment: ByteBuffer(bytes: opened.initializationSegment),
+                        parameters: parameters, initializationSegment: opened.initializationSegment,
                         codecs: H264CodecString.from(extradata: parameters.extradata) ?? "avc1.640028")
                     feed.begin(start)
                     playlist.begin(start)
@@ -73,12 +73,11 @@ final class LiveFragmenter: Sendable {
                 let ptsMs = max(info.captureMs - sessionOriginMs, lastPtsMs + 1)
                 lastPtsMs = ptsMs
                 do {
-                    let fragment = try buffer.withUnsafeBufferPointer { all in
+                    let bytes = try buffer.withUnsafeBufferPointer { all in
                         try muxer.fragment(
                             of: UnsafeBufferPointer(rebasing: all[0..<info.byteCount]), ptsMs: ptsMs, durationMs: info.durationMs,
                             isKeyframe: info.isKeyframe)
                     }
-                    let bytes = ByteBuffer(bytes: fragment)
                     feed.append(session: session, captureMs: info.captureMs, durationMs: info.durationMs, isKeyframe: info.isKeyframe, mp4: bytes)
                     playlist.append(captureMs: info.captureMs, durationMs: info.durationMs, isKeyframe: info.isKeyframe, mp4: bytes)
                 } catch {

@@ -1,4 +1,5 @@
 import CFFmpeg
+import NIOCore
 
 /// libavformat's MP4 muxer writing fragmented MP4 into memory through a custom AVIOContext:
 /// `init` yields the initialisation segment (ftyp + moov), each `fragment(of:)` one
@@ -10,14 +11,17 @@ final class MemoryFragmentMuxer {
     private let sink: ByteSink
     private var streamTimeBase = H264Encoder.timeBase
     private let packet: UnsafeMutablePointer<AVPacket>
-    let initializationSegment: [UInt8]
+    let initializationSegment: ByteBuffer
 
-    /// Collects what the muxer writes between two `take()` calls.
+    /// Collects what the muxer writes between two `take()` calls, in one buffer reused for
+    /// every frame. (Handing the array itself out shared its storage, so emptying it had to
+    /// allocate a new one: a 256 KiB allocation per frame.)
     final class ByteSink {
         var bytes: [UInt8] = []
-        func take() -> [UInt8] {
-            defer { bytes.removeAll(keepingCapacity: true) }
-            return bytes
+        func take() -> ByteBuffer {
+            let taken = ByteBuffer(bytes: bytes)
+            bytes.removeAll(keepingCapacity: true)
+            return taken
         }
     }
 
@@ -100,7 +104,7 @@ final class MemoryFragmentMuxer {
     }
 
     /// One moof + mdat for one access unit. `ptsMs` counts from the session's first frame.
-    func fragment(of accessUnit: UnsafeBufferPointer<UInt8>, ptsMs: Int64, durationMs: Int64, isKeyframe: Bool) throws -> [UInt8] {
+    func fragment(of accessUnit: UnsafeBufferPointer<UInt8>, ptsMs: Int64, durationMs: Int64, isKeyframe: Bool) throws -> ByteBuffer {
         guard let context else { throw LibavError("the live muxer is closed", code: allspark_averror(EINVAL)) }
         try checkLibav(av_new_packet(packet, Int32(accessUnit.count)), "allocating a live packet")
         defer { av_packet_unref(packet) }
