@@ -41,6 +41,8 @@ let package = Package(
         .target(name: "CV4L2"),
         // adjtimex(2), read only: the kernel's own view of how good its clock is.
         .target(name: "CKernelClock"),
+        // prctl(2): process-wide memory settings.
+        .target(name: "CProcessSettings"),
         // A small C API over OpenCV's face detectors and optical flow (C++ lives only here).
         .target(
             name: "COpenCVShim",
@@ -69,6 +71,7 @@ let package = Package(
                 "COpenCVShim",
                 "CV4L2",
                 "CKernelClock",
+                "CProcessSettings",
                 "CAvahi",
                 "CSystemd",
                 .product(name: "Hummingbird", package: "hummingbird"),

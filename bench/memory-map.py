@@ -2,10 +2,13 @@
 """Where a running node's resident memory is, from /proc/PID/smaps: shared libraries (by
 library), the main heap, thread stacks, and other anonymous mappings grouped by size.
 
-Frame buffers show as anonymous mappings of one frame's size (libav allocates each with
-its own mmap above glibc's threshold): a 1920x1080 yuv420p picture is 3.0 MiB (3110400
-bytes plus padding), 1280x720 1.3 MiB. A count of such mappings is a count of frames
-alive at that moment.
+Frame buffers are anonymous mappings of one frame's size (libav allocates each with its
+own mmap above glibc's threshold): a 1920x1080 yuv420p picture is 3.0 MiB (3110400 bytes
+plus padding), 1280x720 1.3 MiB. The kernel merges neighbouring anonymous mappings into
+one, so frames allocated together (the delay line's) show as one larger mapping, and the
+"≥ 60 MiB" group holds such merged runs as well as malloc arenas: for who owns what, use
+heaptrack (bench/README.md, "Memory"). Anonymous memory in transparent huge pages is
+counted apart (a huge page is resident whole once touched).
 
 Usage: bench/memory-map.py PID [--frame-bytes N]
 """
@@ -15,23 +18,25 @@ import re
 
 
 def mappings(pid):
-    """Yields (name, size_kb, rss_kb) for each mapping of the process."""
+    """Yields (name, size_kb, rss_kb, anon_huge_kb) for each mapping of the process."""
     header = re.compile(r"^[0-9a-f]+-[0-9a-f]+ ")
-    name, size, rss = None, 0, 0
+    name, size, rss, huge = None, 0, 0, 0
     with open(f"/proc/{pid}/smaps") as smaps:
         for line in smaps:
             if header.match(line):
                 if name is not None:
-                    yield name, size, rss
+                    yield name, size, rss, huge
                 fields = line.split()
                 name = fields[5] if len(fields) > 5 else ""
-                size, rss = 0, 0
+                size, rss, huge = 0, 0, 0
             elif line.startswith("Size:"):
                 size = int(line.split()[1])
             elif line.startswith("Rss:"):
                 rss = int(line.split()[1])
+            elif line.startswith("AnonHugePages:"):
+                huge = int(line.split()[1])
     if name is not None:
-        yield name, size, rss
+        yield name, size, rss, huge
 
 
 def main():
@@ -43,7 +48,9 @@ def main():
     totals = collections.Counter()
     libraries = collections.Counter()
     frames = 0
-    for name, size, rss in mappings(arguments.pid):
+    huge_kb = 0
+    for name, size, rss, huge in mappings(arguments.pid):
+        huge_kb += huge
         if name.startswith("/"):
             library = name.rsplit("/", 1)[-1]
             library = re.sub(r"\.so[.0-9]*$", "", library)
@@ -66,7 +73,7 @@ def main():
     print(f"resident: {whole / 1024:.1f} MiB")
     for category, kb in totals.most_common():
         print(f"  {category}: {kb / 1024:.1f} MiB")
-    print(f"  (mappings of one frame's size: {frames})")
+    print(f"  (mappings of one frame's size: {frames}; in transparent huge pages: {huge_kb / 1024:.1f} MiB)")
     print("largest files:")
     for library, kb in libraries.most_common(12):
         print(f"  {library}: {kb / 1024:.1f} MiB")

@@ -84,6 +84,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         MallocTuning.limitArenas(to: 2)
         MallocTuning.fixMmapThreshold(bytes: 128 * 1024)
+        TransparentHugePages.disable()
         let toJournal = JournalLogHandler.isStandardErrorTheJournal()
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler = toJournal ? JournalLogHandler() : StreamLogHandler.standardError(label: label)

@@ -104,8 +104,12 @@ public final class LibavCapture {
             decoder = avcodec_alloc_context3(codec)
             guard let decoder else { throw LibavError("allocating a decoder", code: allspark_averror(ENOMEM)) }
             try checkLibav(avcodec_parameters_to_context(decoder, stream.pointee.codecpar), "configuring the decoder")
-            // Files are often H.264; threaded decoding keeps the encoder, not the decoder, the bottleneck.
+            // Threads as the decoder finds useful; for a source read at real time (a camera, a
+            // paced file) only slice threads: frame threads each hold frames of their own in
+            // flight (19 MB at 1080p H.264, at the same CPU time; bench/README.md) and add a
+            // frame of latency per thread. An unpaced file keeps them for throughput.
             decoder.pointee.thread_count = 0
+            if settings.source.isLive || settings.pace { decoder.pointee.thread_type = FF_THREAD_SLICE }
             try checkLibav(avcodec_open2(decoder, codec, nil), "opening the decoder")
 
             outputWidth = settings.width > 0 ? settings.width : Int(decoder.pointee.width)
