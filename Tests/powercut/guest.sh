@@ -16,6 +16,8 @@ set -u
 EVENTS=$1
 NODE=$2
 ACTIVITY=$3
+# The node's log goes beside EVENTS, where the host reads it after the cut.
+NODE_LOG=$(dirname "$EVENTS")/node.log
 API=http://127.0.0.1:8090
 STORE=/tmp/store/node
 export ALLSPARK_SERVER_ANNOUNCE=false ALLSPARK_CLOCK_SYNC_REQUIRED=false
@@ -39,9 +41,9 @@ fi
 # 40 KiB each) after that, so that the oldest chunk is evicted every couple of seconds
 # when the power goes, and the next boot has few chunks to check.
 "$NODE" run --config /dev/null --store "$STORE" --source testsrc --size 320x180 --fps 10 --chunk-ms "$CHUNK_MS" \
-    --cap-mb 64 --privacy none --port 8090 "${ARCHIVE_FLAGS[@]}" > /tmp/node.log 2>&1 &
+    --cap-mb 64 --privacy none --port 8090 "${ARCHIVE_FLAGS[@]}" > "$NODE_LOG" 2>&1 &
 for _ in $(seq 600); do curl -s -o /dev/null "$API/api/health" && break; sleep 0.2; done
-curl -s -o /dev/null "$API/api/health" || { say "FAILED node did not start: $(tail -5 /tmp/node.log)"; exit 1; }
+curl -s -o /dev/null "$API/api/health" || { say "FAILED node did not start: $(tail -5 "$NODE_LOG")"; exit 1; }
 say "READY $(now)"
 
 # What the last cut left, once the node has recovered it: the chunks that began before this boot.
