@@ -3,14 +3,21 @@
 # cuts its power). Mounts the store's own disk, starts the node as a machine's boot would,
 # reports what survived the last cut as the node lists it after its own recovery, then
 # keeps writing what the cut should catch: chunks and evictions always, and token
-# rotations or runtime-config writes in a tight loop. Everything reaches the host as lines
-# appended to EVENTS, a file in a folder shared with the host (the console reaches the host
-# only when the guest ends, and a cut guest never ends).
-# Usage: guest.sh EVENTS NODE_BINARY ACTIVITY (eviction, token or config)
+# rotations, runtime-config writes or archive uploads (each one a line appended to the
+# archive journal) in a tight loop. Everything reaches the host as lines appended to EVENTS,
+# a file in a folder shared with the host (the console reaches the host only when the guest
+# ends, and a cut guest never ends).
+# Usage: guest.sh EVENTS NODE_BINARY ACTIVITY [ARCHIVE_ENV]
+# ACTIVITY is eviction, token, config or archive; ARCHIVE_ENV (archive only) is a file of
+# shell assignments: ARCHIVE_ENDPOINT, ARCHIVE_BUCKET, ARCHIVE_PREFIX and the credentials
+# AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, for the host's radosgw as QEMU's user
+# network shows it (10.0.2.2 is the host's loopback).
 set -u
 EVENTS=$1
 NODE=$2
 ACTIVITY=$3
+# The node's log goes beside EVENTS, where the host reads it after the cut.
+NODE_LOG=$(dirname "$EVENTS")/node.log
 API=http://127.0.0.1:8090
 STORE=/tmp/store/node
 export ALLSPARK_SERVER_ANNOUNCE=false ALLSPARK_CLOCK_SYNC_REQUIRED=false
@@ -22,13 +29,21 @@ mount -t ext4 /dev/vda /tmp/store || { say "FAILED mount"; exit 1; }
 mkdir -p "$STORE"
 BOOT_MS=$(now)
 say "BOOT $BOOT_MS"
+CHUNK_MS=2000
+ARCHIVE_FLAGS=()
+if [ "$ACTIVITY" = archive ]; then
+    set -a; . "$4"; set +a
+    # Chunks of 1 s (the shortest the node takes): a journal line every second.
+    CHUNK_MS=1000
+    ARCHIVE_FLAGS=(--archive-endpoint "$ARCHIVE_ENDPOINT" --archive-bucket "$ARCHIVE_BUCKET" --archive-prefix "$ARCHIVE_PREFIX")
+fi
 # A roomy cap while what the last cut left is checked; 0.25 MiB over 2 s chunks (about
 # 40 KiB each) after that, so that the oldest chunk is evicted every couple of seconds
 # when the power goes, and the next boot has few chunks to check.
-"$NODE" run --config /dev/null --store "$STORE" --source testsrc --size 320x180 --fps 10 --chunk-ms 2000 \
-    --cap-mb 64 --privacy none --port 8090 > /tmp/node.log 2>&1 &
+"$NODE" run --config /dev/null --store "$STORE" --source testsrc --size 320x180 --fps 10 --chunk-ms "$CHUNK_MS" \
+    --cap-mb 64 --privacy none --port 8090 "${ARCHIVE_FLAGS[@]}" > "$NODE_LOG" 2>&1 &
 for _ in $(seq 600); do curl -s -o /dev/null "$API/api/health" && break; sleep 0.2; done
-curl -s -o /dev/null "$API/api/health" || { say "FAILED node did not start: $(tail -5 /tmp/node.log)"; exit 1; }
+curl -s -o /dev/null "$API/api/health" || { say "FAILED node did not start: $(tail -5 "$NODE_LOG")"; exit 1; }
 say "READY $(now)"
 
 # What the last cut left, once the node has recovered it: the chunks that began before this boot.
@@ -65,6 +80,14 @@ case $ACTIVITY in
                     | grep -q 200 && say "CONFIG $megabytes"
                 TOKEN=$(cat "$STORE/.allspark-token")
             done
+        done ;;
+    archive)
+        # The uploader's count of chunks archived, as it grows: each is a journal line.
+        archived=0
+        while true; do
+            count=$(curl -s -H "Authorization: Bearer $TOKEN" "$API/api/status" | grep -o '"chunksArchived" *: *[0-9]*' | grep -o '[0-9]*$')
+            if [ -n "$count" ] && [ "$count" != "$archived" ]; then archived=$count; say "ARCHIVED $count"; fi
+            sleep 0.5
         done ;;
     *)
         while true; do say "ALIVE $(now)"; sleep 1; done ;;

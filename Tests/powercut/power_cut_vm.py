@@ -3,10 +3,13 @@ safety: QEMU (software emulation, virtme-ng sharing this machine's files read-on
 Debian's kernel with the store on a virtual disk of its own (ext4), Tests/powercut/guest.sh
 starts the node at every boot, and the host kills QEMU at moments drawn from a seed. A
 killed QEMU loses the guest's page cache as a power cut does; what reached the virtual disk
-stays (../shared/TECH-NOTES.md, "Power cuts in the VM").
+stays (../shared/TECH-NOTES.md, "Power cuts in the VM"). For the archive activity a real
+radosgw runs on the host (Tests/protocol/radosgw.py) and the guest reaches it through QEMU's
+user network, where 10.0.2.2 is the host's loopback.
 
 Used by test_power_cut.py (3 cuts) and bench/power-cut-bench.py (20 cuts)."""
 import glob
+import hashlib
 import json
 import os
 import random
@@ -15,6 +18,7 @@ import shutil
 import signal
 import statistics
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -22,11 +26,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "Tests/protocol"))
+from radosgw import Radosgw  # noqa: E402
+
 NODE_BIN = Path(os.environ.get("ALLSPARK_NODE_BIN", REPO / ".build/debug/allspark-node")).resolve()
 VNG_DIR = Path(os.environ.get("ALLSPARK_VNG", "/opt/allspark-vng/bin"))
 # What the guest does while the power may go: the ring evicts every couple of seconds in
-# all of them; "token" and "config" also rewrite those files in a tight loop.
-ACTIVITIES = ("eviction", "token", "config")
+# all of them; "token" and "config" also rewrite those files in a tight loop, and
+# "archive" uploads every 1 s chunk to the host's radosgw, appending a journal line each.
+# By turns in this order, so that the 3-cut run has one of each that writes a file of its own.
+ACTIVITIES = ("token", "config", "archive", "eviction")
+# The guest's view of the host's loopback on QEMU's user network (slirp).
+HOST_FROM_GUEST = "10.0.2.2"
+ARCHIVE_BUCKET = "power-cuts"
+ARCHIVE_PREFIX = "cam/"
 # Generous: a loaded machine boots the emulated guest slowly; only a broken boot misses it.
 BOOT_TIMEOUT_S = 600
 TOKEN_PATTERN = re.compile(r"^[A-Za-z0-9_-]{43}\n$")
@@ -61,6 +74,12 @@ class Cut:
     tokens_seen: list = field(default_factory=list)
     runtime_text: str = ""
     configs_seen: list = field(default_factory=list)
+    archived_seen: int = 0
+    journal_text: str = ""
+    journal_stamps: list = field(default_factory=list)
+    journal_torn_tail: str = ""
+    journal_problems: list = field(default_factory=list)
+    not_in_bucket: list = field(default_factory=list)
     restarted: bool = False
     listed: list = field(default_factory=list)
     checks: list = field(default_factory=list)
@@ -93,6 +112,21 @@ class Cut:
             return f"runtime config holds an unexpected cap: {self.runtime_text!r}"
         return None
 
+    def read_journal(self):
+        """Splits the archive journal into the chunks it lists, a torn last line (which the
+        node skips, and which only costs a HEAD at the next start) and problems: any other
+        line that is not one whole entry."""
+        lines = self.journal_text.split("\n")
+        # Text after the last newline is a last line whose write the cut tore.
+        self.journal_torn_tail = lines.pop()
+        for number, line in enumerate(lines, 1):
+            try:
+                entry = json.loads(line)
+                assert set(entry) == {"target", "archived"}
+                self.journal_stamps.append(entry["archived"])
+            except (ValueError, KeyError, TypeError, AssertionError):
+                self.journal_problems.append(f"line {number} is not one whole entry: {line!r}")
+
     def undecodable(self):
         """Listed chunks that do not decode to their last frame."""
         return [check for check in self.checks if check["decoded"] < check["frames"] or check["errors"] > 0]
@@ -102,15 +136,19 @@ class GuestBoot:
     """One boot of the guest; its event lines (a file in a folder shared with the guest) are
     read as they are written."""
 
-    def __init__(self, image, activity, folder):
+    def __init__(self, image, activity, folder, archive_env=None):
         kernel = sorted(glob.glob("/boot/vmlinuz-*"))[-1]
         folder.mkdir(parents=True, exist_ok=True)
         self.events = folder / "events.txt"
         self.events.touch()
+        guest = f"bash {REPO}/Tests/powercut/guest.sh {self.events} {NODE_BIN} {activity}"
+        network = []
+        if archive_env:
+            guest += f" {archive_env}"
+            network = ["--network", "user"]
         command = [
             str(VNG_DIR / "vng"), "--run", kernel, "--disable-kvm", "--disable-microvm", "--memory", "1G", "--cpus", "2",
-            "--disk", str(image), "--rwdir", str(folder),
-            "--exec", f"bash {REPO}/Tests/powercut/guest.sh {self.events} {NODE_BIN} {activity}",
+            "--disk", str(image), "--rwdir", str(folder), *network, "--exec", guest,
         ]
         environment = {**os.environ, "PATH": f"{VNG_DIR}:{os.environ['PATH']}"}
         self.lines = []
@@ -172,6 +210,46 @@ class PowerCutRig:
         self.image = self.work / "store.img"
         subprocess.run(["truncate", "-s", "512M", str(self.image)], check=True)
         subprocess.run(["mkfs.ext4", "-q", "-F", str(self.image)], check=True)
+        self.radosgw = None
+        self.archive_env = None
+
+    def start_archive(self):
+        """A real radosgw on the host's loopback, a bucket in it, and the file of settings
+        guest.sh reads to archive there."""
+        self.radosgw = Radosgw()
+        self.s3 = self.radosgw.s3()
+        self.s3.create_bucket(Bucket=ARCHIVE_BUCKET)
+        self.archive_env = self.work / "archive.env"
+        self.archive_env.write_text(
+            f"ARCHIVE_ENDPOINT=http://{HOST_FROM_GUEST}:{self.radosgw.port}\n"
+            f"ARCHIVE_BUCKET={ARCHIVE_BUCKET}\nARCHIVE_PREFIX={ARCHIVE_PREFIX}\n"
+            f"AWS_ACCESS_KEY_ID={self.radosgw.access_key}\nAWS_SECRET_ACCESS_KEY={self.radosgw.secret_key}\n")
+
+    def object_bytes(self, name):
+        """The object's bytes, or None when the bucket does not hold it."""
+        try:
+            return self.s3.get_object(Bucket=ARCHIVE_BUCKET, Key=ARCHIVE_PREFIX + name)["Body"].read()
+        except self.s3.exceptions.NoSuchKey:
+            return None
+
+    def check_archive(self, cut):
+        """Every chunk the journal lists as archived must be in the bucket whole: its
+        manifest, and both files with the manifest's sizes and SHA-256. A line for a chunk
+        that never landed would be footage the node thinks is safe and is not."""
+        cut.read_journal()
+        for stamp in cut.journal_stamps:
+            manifest_bytes = self.object_bytes(f"manifests/{stamp}.json")
+            if manifest_bytes is None:
+                cut.not_in_bucket.append(f"{stamp}: no manifest")
+                continue
+            manifest = json.loads(manifest_bytes)
+            for name, size, digest in ((manifest["chunkFile"], manifest["chunkBytes"], manifest["chunkSHA256"]),
+                                       (manifest["timestampsFile"], manifest["timestampsBytes"], manifest["timestampsSHA256"])):
+                body = self.object_bytes(name)
+                if body is None:
+                    cut.not_in_bucket.append(f"{stamp}: {name} missing")
+                elif len(body) != size or hashlib.sha256(body).hexdigest() != digest:
+                    cut.not_in_bucket.append(f"{stamp}: {name} differs from its manifest ({len(body)} bytes, manifest {size})")
 
     def inspect(self, cut):
         """Reads the token and runtime config from a copy of the disk, as a boot would find
@@ -184,19 +262,33 @@ class PowerCutRig:
             store = mount_point / "node"
             token = store / ".allspark-token"
             runtime = store / ".allspark-runtime.yaml"
+            journal = store / ".allspark-archive.jsonl"
             cut.token_text = token.read_text() if token.exists() else ""
             cut.runtime_text = runtime.read_text() if runtime.exists() else ""
+            cut.journal_text = journal.read_text(errors="replace") if journal.exists() else ""
         finally:
             subprocess.run(["umount", str(mount_point)], check=True)
             mount_point.rmdir()
             copy.unlink()
 
-    def run(self, cuts):
-        """Boots, cuts and checks `cuts` times, then boots once more to judge the last cut."""
+    def run(self, cuts, judged=None):
+        """Boots, cuts and checks `cuts` times, then boots once more to judge the last cut.
+        `judged(cuts)` is called with the cuts judged so far after each boot's checks."""
+        activities = [ACTIVITIES[index % len(ACTIVITIES)] for index in range(cuts)] + ["eviction"]
+        if "archive" in activities:
+            self.start_archive()
+        try:
+            return self._run(activities, judged or (lambda done: None))
+        finally:
+            if self.radosgw:
+                self.radosgw.close()
+
+    def _run(self, activities, judged):
         done = []
-        for index in range(cuts + 1):
-            activity = ACTIVITIES[index % len(ACTIVITIES)] if index < cuts else "eviction"
-            boot = GuestBoot(self.image, activity, self.work / f"boot-{index}")
+        cuts = len(activities) - 1
+        for index, activity in enumerate(activities):
+            archive_env = self.archive_env if activity == "archive" else None
+            boot = GuestBoot(self.image, activity, self.work / f"boot-{index}", archive_env)
             try:
                 boot.wait_for("READY")
                 boot.wait_for("CHECKED")
@@ -209,11 +301,12 @@ class PowerCutRig:
                     for line in boot.find("CHECK "):
                         _, name, frames, decoded, errors = line.split()
                         previous.checks.append({"file": name, "frames": int(frames), "decoded": int(decoded), "errors": int(errors)})
+                    judged(done)
                 if index == cuts:
                     break
                 # Under emulation a token rotation (a process start) takes seconds: the cut
                 # comes once the activity is under way, at a random moment of it.
-                marker = {"token": "ROTATED", "config": "CONFIG"}.get(activity)
+                marker = {"token": "ROTATED", "config": "CONFIG", "archive": "ARCHIVED"}.get(activity)
                 if marker:
                     boot.wait_for(marker)
                 delay = self.random.uniform(0.5, 5.0)
@@ -221,7 +314,10 @@ class PowerCutRig:
                 cut = Cut(index=index, activity=activity, delay_s=delay, cut_ms=boot.cut_power())
                 cut.tokens_seen = [line.split()[2] for line in boot.find("ROTATED ")]
                 cut.configs_seen = [line.split()[1] for line in boot.find("CONFIG ")]
+                archived = boot.find("ARCHIVED ")
+                cut.archived_seen = int(archived[-1].split()[1]) if archived else 0
                 self.inspect(cut)
+                self.check_archive(cut)
                 done.append(cut)
             finally:
                 if boot.process.poll() is None:
@@ -237,6 +333,10 @@ def summary(cuts):
         "undecodable_listed": sum(len(cut.undecodable()) for cut in cuts),
         "torn_tokens": sum(cut.torn_token() is not None for cut in cuts),
         "torn_runtime_configs": sum(cut.torn_runtime_config() is not None for cut in cuts),
+        "torn_journals": sum(bool(cut.journal_problems) for cut in cuts),
+        "journal_torn_last_lines": sum(bool(cut.journal_torn_tail) for cut in cuts),
+        "journal_chunks_checked_in_bucket": sum(len(cut.journal_stamps) for cut in cuts),
+        "journal_chunks_not_in_bucket": sum(len(cut.not_in_bucket) for cut in cuts),
         "lost_ms_median": statistics.median(lost) if lost else None,
         "lost_ms_max": max(lost) if lost else None,
         "lost_ms": lost,

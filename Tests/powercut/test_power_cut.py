@@ -1,6 +1,8 @@
-"""Three power cuts at random moments (seeded) while the node records, evicts, rotates its
-token and rewrites its runtime config; after each, the next boot must bring the node up by
-itself with nothing torn and every listed chunk whole. bench/power-cut-bench.py runs 20."""
+"""Three power cuts at random moments (seeded) while the node records and evicts: one while
+it rotates its token, one while it rewrites its runtime config, one while it archives to a
+real radosgw on the host; after each, the next boot must bring the node up by itself with
+nothing torn, every listed chunk whole, and every chunk the archive journal lists whole in
+the bucket. bench/power-cut-bench.py runs 20."""
 import os
 import sys
 
@@ -41,6 +43,16 @@ def test_token_and_runtime_config_are_never_torn(cuts):
         assert cut.torn_runtime_config() is None, f"cut {cut.index} ({cut.activity}): {cut.torn_runtime_config()}"
     rotations = [cut for cut in cuts if cut.activity == "token"]
     assert not rotations or rotations[0].tokens_seen, "the token cut came before any rotation: no test of it"
+
+
+def test_the_archive_journal_is_whole_and_lists_only_chunks_the_bucket_holds(cuts):
+    for cut in cuts:
+        assert not cut.journal_problems, f"cut {cut.index} ({cut.activity}): {cut.journal_problems}"
+        assert not cut.not_in_bucket, f"cut {cut.index} ({cut.activity}): listed as archived, not in the bucket: {cut.not_in_bucket}"
+    archiving = [cut for cut in cuts if cut.activity == "archive"]
+    assert archiving or CUTS < 3, "no cut came while the node archived"
+    for cut in archiving:
+        assert cut.archived_seen and cut.journal_stamps, f"cut {cut.index}: nothing was archived before it: no test of the journal"
 
 
 def test_footage_lost_before_a_cut_is_bounded(cuts):
