@@ -1,8 +1,9 @@
 """Three power cuts at random moments (seeded) while the node records and evicts: one while
-it rotates its token, one while it rewrites its runtime config, one while it archives to a
-real radosgw on the host; after each, the next boot must bring the node up by itself with
-nothing torn, every listed chunk whole, and every chunk the archive journal lists whole in
-the bucket. bench/power-cut-bench.py runs 20."""
+it rotates its token, one while it rewrites its runtime config, one while it only records;
+after each, the next boot must bring the node up by itself with nothing torn and every
+listed chunk whole. From the fourth cut on (ALLSPARK_POWER_CUTS, and bench/power-cut-bench.py's
+20) cuts also come while it archives to a real radosgw on the host, and every chunk the
+archive journal lists must then be whole in the bucket."""
 import os
 import sys
 
@@ -50,7 +51,7 @@ def test_the_archive_journal_is_whole_and_lists_only_chunks_the_bucket_holds(cut
         assert not cut.journal_problems, f"cut {cut.index} ({cut.activity}): {cut.journal_problems}"
         assert not cut.not_in_bucket, f"cut {cut.index} ({cut.activity}): listed as archived, not in the bucket: {cut.not_in_bucket}"
     archiving = [cut for cut in cuts if cut.activity == "archive"]
-    assert archiving or CUTS < 3, "no cut came while the node archived"
+    assert archiving or CUTS < 4, "no cut came while the node archived"
     for cut in archiving:
         assert cut.archived_seen and cut.journal_stamps, f"cut {cut.index}: nothing was archived before it: no test of the journal"
 
