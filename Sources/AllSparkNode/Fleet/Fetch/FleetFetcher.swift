@@ -58,9 +58,8 @@ public struct FleetFetcher: Sendable {
     /// is written and reported too, never thrown away.
     public func fetch(_ request: Request, nodes: [FleetNode], bucketError: String?, progress: FetchProgress) async throws -> FetchReport {
         let (arrivals, feed) = AsyncStream.makeStream(of: Arrival.self)
-        progress.adding(nodes: nodes.count)
         var folders = FolderNames(known: nodes)
-        for node in Self.bucketBoundFirst(nodes) { feed.yield(Arrival(node: node, folder: folders.claim(for: node), bucketError: bucketError)) }
+        Self.hand(nodes, bucketError: bucketError, folders: &folders, progress: progress, to: feed)
         feed.finish()
         let reports = try await fetchNodes(request, arrivals: arrivals, progress: progress)
         return try writeReport(request, reports: reports, bucketError: bucketError)
@@ -94,25 +93,28 @@ public struct FleetFetcher: Sendable {
             // says it stopped, and that does not answer, withdrew its mDNS announcement when it
             // stopped: mDNS has nothing to add, so it need not wait either.
             let settled = recorded.filter { $0.isOnline || $0.record?.state == .stopped }
-            progress.adding(nodes: settled.count)
             handed.withLock { handed in
                 handed.folders = FolderNames(known: recorded)
-                for node in bucketBoundFirst(settled) {
-                    handed.ids.insert(node.id)
-                    feed.yield(Arrival(node: node, folder: handed.folders.claim(for: node), bucketError: nil))
-                }
+                handed.ids.formUnion(settled.map(\.id))
+                hand(settled, bucketError: nil, folders: &handed.folders, progress: progress, to: feed)
             }
         }
         handed.withLock { handed in
             let rest = found.nodes.filter { !handed.ids.contains($0.id) }
-            progress.adding(nodes: rest.count)
             handed.folders.learn(rest)
-            for node in bucketBoundFirst(rest) {
-                feed.yield(Arrival(node: node, folder: handed.folders.claim(for: node), bucketError: found.bucketError))
-            }
+            hand(rest, bucketError: found.bucketError, folders: &handed.folders, progress: progress, to: feed)
         }
         feed.finish()
         return found
+    }
+
+    /// Hands `nodes` to the fetch, offline ones first, each with its folder.
+    private static func hand(
+        _ nodes: [FleetNode], bucketError: String?, folders: inout FolderNames, progress: FetchProgress,
+        to feed: AsyncStream<Arrival>.Continuation
+    ) {
+        progress.adding(nodes: nodes.count)
+        for node in bucketBoundFirst(nodes) { feed.yield(Arrival(node: node, folder: folders.claim(for: node), bucketError: bucketError)) }
     }
 
     private func fetchNodes(_ request: Request, arrivals: AsyncStream<Arrival>, progress: FetchProgress) async throws -> [FetchReport.NodeReport] {
