@@ -43,6 +43,36 @@ struct StorePinningTests {
         #expect(store.usage.pinnedChunksEvicted == 0)
     }
 
+    @Test("only footage from before the store opened, or up to the last frame of a chunk that left it, is sent to the archive to look for")
+    func rangeNotWhollyHeld() throws {
+        let (directory, store, stamps, oneChunk) = try Self.makeStore(chunks: 2, label: "held")
+        let recovered = store.allChunks
+        let openedMs = WallClock.nowMs()
+        // Three chunks recorded since the store opened, 10 s apart.
+        let recorded = try (1...3).map { index in
+            let startMs = openedMs + Int64(index) * 10_000
+            let stamp = try Self.addChunk(to: directory, startMs: startMs)
+            return ChunkRecord(
+                stamp: stamp, format: .mp4, startMs: startMs, endMs: startMs + 29 * 33, frameCount: 30,
+                chunkBytes: Int64(Self.chunkBytes), timestampsBytes: oneChunk - Int64(Self.chunkBytes))
+        }
+        recorded.forEach(store.commit)
+
+        let before = try #require(store.rangeNotWhollyHeld(startMs: recovered[0].startMs, endMs: recovered[1].endMs + 1))
+        #expect(before.startMs == recovered[0].startMs && before.endMs == recovered[1].endMs + 1, "chunks of an earlier run may be archived only")
+        #expect(store.rangeNotWhollyHeld(startMs: recorded[0].startMs, endMs: recorded[2].endMs + 1) == nil, "the ring holds all it recorded")
+        let straddling = try #require(store.rangeNotWhollyHeld(startMs: openedMs - 5_000, endMs: recorded[0].endMs))
+        #expect(straddling.startMs == openedMs - 5_000 && straddling.endMs <= recorded[0].startMs, "only the part before the store opened")
+
+        // An upload keeps the oldest chunks: the first chunk recorded since opening is evicted, leaving a hole after pinned ones.
+        store.pin(stamps + [recorded[1].stamp])
+        store.setCap(bytes: 4 * oneChunk + oneChunk / 2)
+        #expect(store.allChunks.map(\.stamp) == stamps + [recorded[1].stamp, recorded[2].stamp])
+        let hole = try #require(store.rangeNotWhollyHeld(startMs: recorded[0].startMs, endMs: recorded[2].endMs + 1))
+        #expect(hole.startMs == recorded[0].startMs && hole.endMs == recorded[0].endMs + 1, "up to the last frame of the chunk that left")
+        #expect(store.rangeNotWhollyHeld(startMs: recorded[1].startMs, endMs: recorded[2].endMs + 1) == nil)
+    }
+
     /// A store of `chunks` equal chunks 10 s apart, with a cap that holds them all.
     private static func makeStore(chunks: Int, label: String) throws -> (URL, ChunkStore, [String], Int64) {
         let directory = try TestFiles.makeDirectory(label)

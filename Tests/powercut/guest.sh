@@ -31,8 +31,23 @@ BOOT_MS=$(now)
 say "BOOT $BOOT_MS"
 CHUNK_MS=2000
 ARCHIVE_FLAGS=()
+# QEMU's user network puts the guest at 10.0.2.15 and the host's loopback at 10.0.2.2.
+# virtme-ng configures it by DHCP, which now and then never completes (the node then
+# found the network unreachable for the whole boot); unless an address came within 5 s,
+# the same settings are made here.
+bring_up_user_network() {
+    local device
+    device=$(ls /sys/class/net | grep -vx lo | head -1)
+    [ -n "$device" ] || { say "FAILED no network device"; return; }
+    for _ in $(seq 50); do ip -4 -o addr show dev "$device" | grep -q inet && return; sleep 0.1; done
+    ip link set "$device" up
+    ip addr add 10.0.2.15/24 dev "$device"
+    ip route add default via 10.0.2.2 dev "$device"
+    say "NETWORK set by hand on $device"
+}
 if [ "$ACTIVITY" = archive ]; then
     set -a; . "$4"; set +a
+    bring_up_user_network
     # Chunks of 1 s (the shortest the node takes): a journal line every second.
     CHUNK_MS=1000
     ARCHIVE_FLAGS=(--archive-endpoint "$ARCHIVE_ENDPOINT" --archive-bucket "$ARCHIVE_BUCKET" --archive-prefix "$ARCHIVE_PREFIX")

@@ -15,9 +15,11 @@ public final class ArchiveCatalog: Sendable {
     /// The longest a chunk can be (videoChunkDurationMs): a chunk overlapping a range
     /// started at most this long before the range.
     static let longestChunkMs: Int64 = 3_600_000
-    /// Manifests remembered (by key; about a week of 30 s chunks, some 10 MB); past this the
-    /// memory is cleared and filled again by listing.
-    static let rememberedLimit = 20_000
+    /// Manifests remembered (by key; about 17 hours of 30 s chunks, some 1.5 MB); past this
+    /// the memory is cleared and filled again by listing. Ranges the ring holds never come
+    /// here, so what is remembered serves the footage evicted lately; more would be memory
+    /// a node running for months keeps growing into for little.
+    static let rememberedLimit = 2_048
     /// Manifests read from the bucket at once while listing a range.
     static let manifestReadsAtOnce = 8
 

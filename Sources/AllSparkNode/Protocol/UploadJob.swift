@@ -47,7 +47,7 @@ struct UploadJob: Sendable {
         var archived: [ArchiveManifest] = []
         if let archive {
             do {
-                archived = try await range.archivedChunks(in: archive).filter { manifest in
+                archived = try await range.archivedChunks(in: archive, notHeldBy: store).filter { manifest in
                     !stored.contains { $0.stamp == manifest.stamp } && !store.contains(stamp: manifest.stamp)
                 }
             } catch {

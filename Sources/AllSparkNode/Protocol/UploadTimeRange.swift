@@ -38,9 +38,11 @@ public struct UploadTimeRange: Sendable, Equatable {
         store.chunks(overlappingStartMs: startMs, endMs: endMs == startMs ? endMs + 1 : endMs)
     }
 
-    /// The same for the archive.
-    func archivedChunks(in archive: ArchiveCatalog) async throws -> [ArchiveManifest] {
-        try await archive.chunks(overlappingStartMs: startMs, endMs: endMs == startMs ? endMs + 1 : endMs)
+    /// The same for the archive, asked only for what the store may no longer hold (a
+    /// range the ring holds whole costs the bucket no listing).
+    func archivedChunks(in archive: ArchiveCatalog, notHeldBy store: ChunkStore) async throws -> [ArchiveManifest] {
+        guard let older = store.rangeNotWhollyHeld(startMs: startMs, endMs: endMs == startMs ? endMs + 1 : endMs) else { return [] }
+        return try await archive.chunks(overlappingStartMs: older.startMs, endMs: older.endMs)
     }
 }
 

@@ -47,9 +47,11 @@ struct ChunkRoutes {
                 let chunks = services.store.chunks(overlappingStartMs: startMs, endMs: rangeEndMs)
                 var listed = chunks.map { (record: $0, source: "ring") }
                 // The archive is listed only for a range: all of it could be months of chunks.
-                if let archive = services.archive, askedStart != nil || askedEnd != nil {
+                if let archive = services.archive, askedStart != nil || askedEnd != nil,
+                    let older = services.store.rangeNotWhollyHeld(startMs: startMs, endMs: rangeEndMs)
+                {
                     do {
-                        let archived = try await archive.catalog.chunks(overlappingStartMs: startMs, endMs: rangeEndMs)
+                        let archived = try await archive.catalog.chunks(overlappingStartMs: older.startMs, endMs: older.endMs)
                             .filter { manifest in !services.store.contains(stamp: manifest.stamp) }
                         listed = (listed + archived.map { (record: $0.record, source: "archive") }).sorted { $0.record.startMs < $1.record.startMs }
                     } catch {

@@ -33,6 +33,9 @@ public final class ChunkStore: Sendable {
         /// Chunks named in uploads under way (stamp → number of uploads), evicted only when nothing else is left.
         var pins: [String: Int] = [:]
         var pinnedChunksEvicted = 0
+        /// Every chunk recorded after this time is still here: the store's opening, raised
+        /// to the last frame of each chunk that left (evicted, or lost with its disk).
+        var wholeAfterMs: Int64
 
         var committedBytes: Int64 { chunks.reduce(0) { $0 + $1.totalBytes } }
     }
@@ -44,7 +47,7 @@ public final class ChunkStore: Sendable {
         lock = try StoreLock(directory: directory)
         identity = try StoreIdentity(directory: directory)
         let chunks = ChunkIndexBuilder(directory: directory, logger: logger).rebuild()
-        state = Mutex(State(chunks: chunks, capBytes: capBytes))
+        state = Mutex(State(chunks: chunks, capBytes: capBytes, wholeAfterMs: WallClock.nowMs()))
         state.withLock { state in
             evict(&state, toFit: 0)
             state.peakBytes = state.committedBytes
@@ -110,6 +113,7 @@ public final class ChunkStore: Sendable {
         let lost = state.withLock { state in
             let gone = state.chunks.filter { access(directory.appendingPathComponent($0.fileName).path, F_OK) != 0 }
             state.chunks.removeAll { record in gone.contains { $0.stamp == record.stamp } }
+            state.wholeAfterMs = gone.reduce(state.wholeAfterMs) { max($0, $1.endMs) }
             return gone
         }
         for record in lost { logger.warning("\(record.fileName) is no longer in the store; removed from the index") }
@@ -153,6 +157,15 @@ public final class ChunkStore: Sendable {
     }
 
     public var allChunks: [ChunkRecord] { state.withLock { $0.chunks } }
+
+    /// The part of [startMs, endMs) that may be held only elsewhere (the archive), or nil
+    /// when the store holds all it recorded there: it keeps every chunk recorded since it
+    /// opened but those that left it, so only footage from before it opened or up to the
+    /// last frame of a chunk that left can be missing.
+    public func rangeNotWhollyHeld(startMs: Int64, endMs: Int64) -> (startMs: Int64, endMs: Int64)? {
+        let endMs = min(endMs, state.withLock { $0.wholeAfterMs } + 1)
+        return startMs < endMs ? (startMs, endMs) : nil
+    }
 
     public var usage: StoreUsage {
         state.withLock { state in
@@ -208,6 +221,7 @@ public final class ChunkStore: Sendable {
         guard !state.chunks.isEmpty, identity.problem() == nil else { return nil }
         let index = state.chunks.firstIndex { state.pins[$0.stamp] == nil } ?? 0
         let oldest = state.chunks.remove(at: index)
+        state.wholeAfterMs = max(state.wholeAfterMs, oldest.endMs)
         unlink(directory.appendingPathComponent(oldest.fileName).path)
         unlink(directory.appendingPathComponent(oldest.timestampsFileName).path)
         state.chunksEvicted += 1

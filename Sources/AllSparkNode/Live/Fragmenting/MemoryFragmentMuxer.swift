@@ -5,13 +5,24 @@ import NIOCore
 /// `init` yields the initialisation segment (ftyp + moov), each `fragment(of:)` one
 /// moof + mdat holding exactly one frame (`frag_custom`, flushed after every packet), so a
 /// frame leaves the muxer the moment it is written. One muxer per encoder session.
+///
+/// libavformat remembers every fragment it wrote (48 bytes each, for an index it writes
+/// only at the end of a file), which a live stream never reaches: 5 MB an hour at 30 fps.
+/// So after `fragmentsPerContext` fragments the muxer opens a fresh context at the next
+/// keyframe and carries on from there (`frag_discont`: its first fragment's decode time
+/// is that frame's), with the same initialisation segment; viewers see one stream.
 final class MemoryFragmentMuxer {
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var ioContext: UnsafeMutablePointer<AVIOContext>?
     private let sink: ByteSink
     private var streamTimeBase = H264Encoder.timeBase
     private let packet: UnsafeMutablePointer<AVPacket>
-    let initializationSegment: ByteBuffer
+    private let parameters: LiveStreamParameters
+    private let fragmentsPerContext: Int
+    private var fragmentsInContext = 0
+    private(set) var initializationSegment = ByteBuffer()
+    /// Contexts opened so far (1 + renewals).
+    private(set) var contextsOpened = 0
 
     /// Collects what the muxer writes between two `take()` calls, in one buffer reused for
     /// every frame. (Handing the array itself out shared its storage, so emptying it had to
@@ -25,11 +36,22 @@ final class MemoryFragmentMuxer {
         }
     }
 
-    init(parameters: LiveStreamParameters) throws {
+    /// - Parameter fragmentsPerContext: fragments after which the next keyframe starts a
+    ///   fresh libavformat context (about 5 minutes at 30 fps: 430 KB of fragment records).
+    init(parameters: LiveStreamParameters, fragmentsPerContext: Int = 9_000) throws {
+        self.parameters = parameters
+        self.fragmentsPerContext = fragmentsPerContext
         sink = ByteSink()
         sink.bytes.reserveCapacity(256 << 10)
         guard let allocatedPacket = av_packet_alloc() else { throw LibavError("allocating a packet", code: allspark_averror(ENOMEM)) }
         packet = allocatedPacket
+        // Every property is set: should this throw, deinit frees the packet.
+        initializationSegment = try openContext(continuing: false)
+    }
+
+    /// Opens a context, writes its header and returns what it wrote (the initialisation
+    /// segment). `continuing`: the first fragment keeps its packet's decode time.
+    private func openContext(continuing: Bool) throws -> ByteBuffer {
         var allocated: UnsafeMutablePointer<AVFormatContext>?
         do {
             try checkLibav(avformat_alloc_output_context2(&allocated, nil, "mp4", nil), "creating the live mp4 muxer")
@@ -72,16 +94,31 @@ final class MemoryFragmentMuxer {
             var options: OpaquePointer?
             defer { av_dict_free(&options) }
             // frag_custom: a fragment ends where we flush it, after every frame.
-            av_dict_set(&options, "movflags", "frag_custom+empty_moov+default_base_moof+omit_tfhd_offset", 0)
+            let flags = "frag_custom+empty_moov+default_base_moof+omit_tfhd_offset" + (continuing ? "+frag_discont" : "")
+            av_dict_set(&options, "movflags", flags, 0)
+            // Timestamps as given: fragmented MP4 would otherwise shift a context's first
+            // decode time to 0, and a renewed context would start the stream over.
+            av_dict_set(&options, "avoid_negative_ts", "disabled", 0)
+            av_dict_set(&options, "use_editlist", "0", 0)
             try checkLibav(avformat_write_header(context, &options), "writing the live init segment")
             avio_flush(ioContext)
             streamTimeBase = stream.pointee.time_base
-            initializationSegment = sink.take()
+            contextsOpened += 1
+            fragmentsInContext = 0
+            return sink.take()
         } catch {
             Self.release(context: &context, ioContext: &ioContext)
-            var owned: UnsafeMutablePointer<AVPacket>? = allocatedPacket
-            av_packet_free(&owned)
             throw error
+        }
+    }
+
+    /// Replaces the context with a fresh one that continues the stream.
+    private func renewContext() throws {
+        Self.release(context: &context, ioContext: &ioContext)
+        let header = try openContext(continuing: true)
+        guard header == initializationSegment else {
+            Self.release(context: &context, ioContext: &ioContext)
+            throw LibavError("a renewed live muxer wrote another initialisation segment", code: allspark_averror(EINVAL))
         }
     }
 
@@ -105,6 +142,7 @@ final class MemoryFragmentMuxer {
 
     /// One moof + mdat for one access unit. `ptsMs` counts from the session's first frame.
     func fragment(of accessUnit: UnsafeBufferPointer<UInt8>, ptsMs: Int64, durationMs: Int64, isKeyframe: Bool) throws -> ByteBuffer {
+        if isKeyframe && fragmentsInContext >= fragmentsPerContext { try renewContext() }
         guard let context else { throw LibavError("the live muxer is closed", code: allspark_averror(EINVAL)) }
         try checkLibav(av_new_packet(packet, Int32(accessUnit.count)), "allocating a live packet")
         defer { av_packet_unref(packet) }
@@ -119,6 +157,7 @@ final class MemoryFragmentMuxer {
         // A null packet ends the fragment under frag_custom.
         try checkLibav(av_write_frame(context, nil), "ending a live fragment")
         avio_flush(ioContext)
+        fragmentsInContext += 1
         return sink.take()
     }
 }

@@ -63,7 +63,6 @@ struct LiveStreamViewer {
             counters.bytesSent.add(bytes.readableBytes, ordering: .relaxed)
         }
         try await send(initializationSegment)
-        counters.bytesSent.add(initializationSegment.readableBytes, ordering: .relaxed)
         var sequence = first.sequence
         var awaitingKeyframe = false
         while !Task.isCancelled {
