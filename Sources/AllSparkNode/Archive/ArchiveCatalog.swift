@@ -67,6 +67,14 @@ public final class ArchiveCatalog: Sendable {
         return found.sorted { $0.firstFrameMs < $1.firstFrameMs }
     }
 
+    /// Archived chunks overlapping [startMs, endMs) that `store` does not hold. The bucket is
+    /// asked only for the part of the range the store may have let go of, so a range the
+    /// ring holds whole costs no request.
+    public func chunks(overlappingStartMs startMs: Int64, endMs: Int64, notHeldBy store: ChunkStore) async throws -> [ArchiveManifest] {
+        guard let older = store.rangeNotWhollyHeld(startMs: startMs, endMs: endMs) else { return [] }
+        return try await chunks(overlappingStartMs: older.startMs, endMs: older.endMs).filter { !store.contains(stamp: $0.stamp) }
+    }
+
     /// The manifest of the chunk a file name belongs to, when the archive holds it.
     public func manifest(forFile name: String) async throws -> ArchiveManifest? {
         if let remembered = known.withLock({ $0.values.first { $0.chunkFile == name || $0.timestampsFile == name } }) {

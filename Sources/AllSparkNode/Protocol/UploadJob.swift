@@ -48,7 +48,7 @@ struct UploadJob: Sendable {
         if let archive {
             do {
                 archived = try await range.archivedChunks(in: archive, notHeldBy: store).filter { manifest in
-                    !stored.contains { $0.stamp == manifest.stamp } && !store.contains(stamp: manifest.stamp)
+                    !stored.contains { $0.stamp == manifest.stamp }
                 }
             } catch {
                 report.skipped.append(("archive", "the archive could not be listed: \(error)"))

@@ -38,11 +38,9 @@ public struct UploadTimeRange: Sendable, Equatable {
         store.chunks(overlappingStartMs: startMs, endMs: endMs == startMs ? endMs + 1 : endMs)
     }
 
-    /// The same for the archive, asked only for what the store may no longer hold (a
-    /// range the ring holds whole costs the bucket no listing).
+    /// The same for the archived chunks the store no longer holds.
     func archivedChunks(in archive: ArchiveCatalog, notHeldBy store: ChunkStore) async throws -> [ArchiveManifest] {
-        guard let older = store.rangeNotWhollyHeld(startMs: startMs, endMs: endMs == startMs ? endMs + 1 : endMs) else { return [] }
-        return try await archive.chunks(overlappingStartMs: older.startMs, endMs: older.endMs)
+        try await archive.chunks(overlappingStartMs: startMs, endMs: endMs == startMs ? endMs + 1 : endMs, notHeldBy: store)
     }
 }
 

@@ -47,12 +47,9 @@ struct ChunkRoutes {
                 let chunks = services.store.chunks(overlappingStartMs: startMs, endMs: rangeEndMs)
                 var listed = chunks.map { (record: $0, source: "ring") }
                 // The archive is listed only for a range: all of it could be months of chunks.
-                if let archive = services.archive, askedStart != nil || askedEnd != nil,
-                    let older = services.store.rangeNotWhollyHeld(startMs: startMs, endMs: rangeEndMs)
-                {
+                if let archive = services.archive, askedStart != nil || askedEnd != nil {
                     do {
-                        let archived = try await archive.catalog.chunks(overlappingStartMs: older.startMs, endMs: older.endMs)
-                            .filter { manifest in !services.store.contains(stamp: manifest.stamp) }
+                        let archived = try await archive.catalog.chunks(overlappingStartMs: startMs, endMs: rangeEndMs, notHeldBy: services.store)
                         listed = (listed + archived.map { (record: $0.record, source: "archive") }).sorted { $0.record.startMs < $1.record.startMs }
                     } catch {
                         answer["archiveError"] = .string("\(error)")

@@ -44,10 +44,9 @@ struct MediaRoutes {
         _ = await services.recorder.publishFootage(throughMs: min(endMs, WallClock.nowMs()))
         let stored = services.store.chunks(overlappingStartMs: startMs, endMs: endMs)
         var archived: [ArchiveManifest] = []
-        if let archive = services.archive, let older = services.store.rangeNotWhollyHeld(startMs: startMs, endMs: endMs) {
+        if let archive = services.archive {
             do {
-                archived = try await archive.catalog.chunks(overlappingStartMs: older.startMs, endMs: older.endMs)
-                    .filter { manifest in !services.store.contains(stamp: manifest.stamp) }
+                archived = try await archive.catalog.chunks(overlappingStartMs: startMs, endMs: endMs, notHeldBy: services.store)
             } catch {
                 return JSONResponse.error("the archive could not be listed: \(error)", status: .badGateway)
             }
