@@ -13,6 +13,11 @@ REPO = Path(__file__).resolve().parents[2]
 NODE_BIN = Path(os.environ.get("ALLSPARK_NODE_BIN", REPO / ".build/debug/allspark-node"))
 
 
+def timestamps_name(chunk_name):
+    """The timestamps file that goes with a chunk (`chunk_<stamp>.mp4` → `timestamps_<stamp>.txt`)."""
+    return chunk_name.replace("chunk_", "timestamps_").rsplit(".", 1)[0] + ".txt"
+
+
 def add_chunk(store, start_ms, size):
     """A chunk the store indexes from its timestamps file; its bytes are a pattern, not video."""
     stamp = f"{start_ms // 1000}.{start_ms % 1000:03d}"

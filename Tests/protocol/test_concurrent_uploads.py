@@ -5,21 +5,18 @@ import asyncio
 import time
 from pathlib import Path
 
-from node_harness import add_chunk
+from node_harness import add_chunk, timestamps_name
 from wsclient import Peer, StallingPeer
 
 MIB = 1 << 20
 BASE_MS = 1_700_000_000_000
 
 
-def most_a_socket_buffers():
-    """The largest send buffer the kernel grows a TCP socket to (tcp_wmem's maximum): machines differ."""
-    return int(Path("/proc/sys/net/ipv4/tcp_wmem").read_text().split()[2])
-
-
+# The largest send buffer the kernel grows a TCP socket to (tcp_wmem's maximum): machines differ.
+SOCKET_BUFFER_MAX = int(Path("/proc/sys/net/ipv4/tcp_wmem").read_text().split()[2])
 # Each old chunk is larger than the node's socket can buffer, so an upload to a peer that
 # stops reading stalls inside its first chunk, whatever this machine's tcp_wmem is.
-CHUNK_MIB = max(12, most_a_socket_buffers() // MIB + 4)
+CHUNK_MIB = max(12, SOCKET_BUFFER_MAX // MIB + 4)
 CHUNK_BYTES = CHUNK_MIB * MIB
 
 
@@ -108,10 +105,10 @@ def test_a_stalled_upload_pins_its_chunks_other_peers_are_served_and_recording_g
     # The files of the three evicted chunks, in the order they are sent: those the upload had
     # opened before the eviction (the first chunk at least) arrive whole, the rest are reported.
     def files(chunk):
-        return [chunk.name, chunk.name.replace("chunk_", "timestamps_").replace(".mp4", ".txt")]
+        return [chunk.name, timestamps_name(chunk.name)]
     evicted_files = files(old[0]) + files(old[1]) + files(old[2])
     opened = [name for name in evicted_files if name in received]
-    context = f"received {sorted(received)}, final {final}, tcp_wmem {most_a_socket_buffers()}"
+    context = f"received {sorted(received)}, final {final}, tcp_wmem {SOCKET_BUFFER_MAX}"
     assert received[old[0].name] == first_chunk_bytes, context
     assert opened == evicted_files[: len(opened)], context
     assert len(opened) < len(evicted_files) - 2, f"the upload was meant to stall inside the first chunks: {context}"

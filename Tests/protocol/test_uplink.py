@@ -4,12 +4,8 @@ import re
 import ssl
 import subprocess
 
-from node_harness import free_port
+from node_harness import free_port, timestamps_name
 from edge_peer import EdgePeer
-
-
-def timestamps_name(chunk_name):
-    return chunk_name.replace("chunk_", "timestamps_").rsplit(".", 1)[0] + ".txt"
 
 
 async def peer_and_node(make_node, port):
