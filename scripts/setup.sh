@@ -8,7 +8,7 @@ packages=(
     libavahi-client-dev avahi-daemon avahi-utils dbus                             # mDNS
     libsystemd-dev                                                                # sd_notify: readiness and watchdog under systemd
     libgstrtspserver-1.0-dev libgstreamer-plugins-base1.0-dev                     # live video over RTSP (GStreamer's RTSP server, appsrc)
-    gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad  # ... its elements: appsrc, rtph264pay, h264parse
+    gstreamer1.0-plugins-base gstreamer1.0-plugins-good                           # ... its elements: appsrc (base), rtph264pay (good)
     ffmpeg pkg-config time openssl iproute2 curl jq                               # tools the tests and benchmarks use (curl, jq: bench/fleet-bench.py)
 )
 if [ "${1:-}" = "--test" ]; then

@@ -151,9 +151,10 @@ allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const c
     GstRTSPMediaFactory *factory = gst_rtsp_media_factory_new();
     /* The caller puts SPS/PPS in front of every keyframe, so a client can start at any of
      * them; the payloader must not add its own: it would put them before every slice of a
-     * multi-slice IDR, and a depacketiser then splits that frame in two. */
-    gst_rtsp_media_factory_set_launch(
-        factory, "( appsrc name=src ! h264parse ! rtph264pay name=pay0 pt=96 config-interval=0 )");
+     * multi-slice IDR, and a depacketiser then splits that frame in two. The access units
+     * arrive whole and in Annex B, which the payloader takes as they are (it reads SPS/PPS
+     * from them for the SDP): no parser per client. */
+    gst_rtsp_media_factory_set_launch(factory, "( appsrc name=src ! rtph264pay name=pay0 pt=96 config-interval=0 )");
     gst_rtsp_media_factory_set_shared(factory, FALSE);
     g_signal_connect(factory, "media-configure", G_CALLBACK(media_configure), server);
 
@@ -190,6 +191,9 @@ allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const c
 }
 
 void allspark_rtsp_push(allspark_rtsp_server *server, const uint8_t *data, size_t size, uint64_t capture_ns, int keyframe) {
+    /* One copy of the access unit for all clients; each gets a buffer of its own (its own
+     * times and flags) over the same memory. */
+    GstBuffer *access_unit = NULL;
     g_mutex_lock(&server->lock);
     for (guint i = 0; i < server->feeds->len; i++) {
         client_feed *feed = g_ptr_array_index(server->feeds, i);
@@ -208,13 +212,15 @@ void allspark_rtsp_push(allspark_rtsp_server *server, const uint8_t *data, size_
             feed->first_capture_ns = capture_ns;
             feed->started = TRUE;
         }
-        GstBuffer *buffer = gst_buffer_new_memdup(data, size);
+        if (!access_unit) access_unit = gst_buffer_new_memdup(data, size);
+        GstBuffer *buffer = gst_buffer_copy(access_unit);
         if (capture_ns >= feed->first_capture_ns)
             GST_BUFFER_PTS(buffer) = feed->first_running_time + (capture_ns - feed->first_capture_ns);
         if (!keyframe) GST_BUFFER_FLAG_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT);
         if (gst_app_src_push_buffer(appsrc, buffer) == GST_FLOW_OK) server->bytes_pushed += size;
     }
     g_mutex_unlock(&server->lock);
+    if (access_unit) gst_buffer_unref(access_unit);
 }
 
 void allspark_rtsp_read_counters(allspark_rtsp_server *server, allspark_rtsp_counters *counters) {
