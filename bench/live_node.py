@@ -12,7 +12,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "Tests/protocol"))
-from node_harness import free_port, wait_for_answer  # noqa: E402
+from node_harness import free_port, timestamps_name, wait_for_answer  # noqa: E402
 
 
 class LiveNode:
@@ -65,7 +65,7 @@ class LiveNode:
         """MD5 of each recorded frame's decoded picture -> its capture time (epoch ms)."""
         times = {}
         for chunk in sorted(self.store.glob("chunk_*.mp4")):
-            stamps = self.store / ("timestamps_" + chunk.name[len("chunk_"):-len(".mp4")] + ".txt")
+            stamps = self.store / timestamps_name(chunk.name)
             captured = [int(line) for line in stamps.read_text().split()]
             for md5, ms in zip(frame_md5s(["-i", str(chunk)]), captured):
                 times[md5] = ms
