@@ -95,6 +95,8 @@ struct LiveVideoTests {
         #expect(text.contains("#EXT-X-TARGETDURATION:2"))
         #expect(text.contains("#EXT-X-MAP:URI=\"init-1.mp4?token=a%2Fb\""))
         #expect(text.contains("#EXTINF:1.000,\nseg-0.mp4?token=a%2Fb"))
+        // Each segment's wall-clock start: segment 1 began with frame 30, captured at 1000 ms.
+        #expect(text.contains("#EXT-X-PROGRAM-DATE-TIME:1970-01-01T00:00:01.000Z\n#EXT-X-PART:DURATION=0.200,URI=\"part-5.mp4"))
         // Parts are numbered across segments: segment 1 (frames 30...59) holds parts 5...9.
         #expect(text.contains("#EXT-X-PART:DURATION=0.200,URI=\"part-5.mp4?token=a%2Fb\",INDEPENDENT=YES"))
         #expect(text.contains("#EXT-X-PART:DURATION=0.200,URI=\"part-6.mp4?token=a%2Fb\"\n"))
@@ -115,6 +117,15 @@ struct LiveVideoTests {
         #expect(playlist.availability(of: .init(segment: 2, part: 1)) == .ready)
         #expect(playlist.availability(of: .init(segment: 2, part: 2)) == .waiting)
         #expect(playlist.availability(of: .init(segment: 5, part: 0)) == .tooFarAhead)
+    }
+
+    @Test("playlist durations: seconds with three decimals, whatever the milliseconds")
+    func playlistDurations() {
+        #expect(LiveHLSPlaylist.seconds(0) == "0.000")
+        #expect(LiveHLSPlaylist.seconds(34) == "0.034")
+        #expect(LiveHLSPlaylist.seconds(200) == "0.200")
+        #expect(LiveHLSPlaylist.seconds(1005) == "1.005")
+        #expect(LiveHLSPlaylist.seconds(12_340) == "12.340")
     }
 
     @Test("libavformat's fMP4 in memory: an init segment, then one moof+mdat per frame, that ffprobe reads")

@@ -19,7 +19,8 @@ final class LiveHLSPlaylist: Sendable {
 
     struct Segment: Sendable {
         let sequence: Int
-        let firstCaptureMs: Int64
+        /// Its `#EXT-X-PROGRAM-DATE-TIME` line, formatted once: every playlist request lists it.
+        let programDateTime: String
         var parts: [Part] = []
         /// The part being filled; complete parts only are listed.
         var open = Part()
@@ -68,7 +69,7 @@ final class LiveHLSPlaylist: Sendable {
                 || state.segments[state.segments.count - 1].durationMs + durationMs > targetMs
             {
                 if !state.segments.isEmpty { Self.close(&state.segments[state.segments.count - 1], nextPartId: &state.nextPartId) }
-                state.segments.append(Segment(sequence: state.nextSequence, firstCaptureMs: captureMs))
+                state.segments.append(Segment(sequence: state.nextSequence, programDateTime: Self.programDateTime(captureMs)))
                 state.nextSequence += 1
                 if state.segments.count > segmentWindow + 1 { state.segments.removeFirst(state.segments.count - segmentWindow - 1) }
             }
@@ -163,7 +164,7 @@ final class LiveHLSPlaylist: Sendable {
             // Parts are listed for the newest segments only, as the specification allows.
             let partsFrom = state.segments.count - 3
             for (position, segment) in state.segments.enumerated() {
-                text += "#EXT-X-PROGRAM-DATE-TIME:\(Self.iso8601(segment.firstCaptureMs))\n"
+                text += segment.programDateTime
                 if position >= partsFrom {
                     for part in segment.parts {
                         text += "#EXT-X-PART:DURATION=\(Self.seconds(part.durationMs)),URI=\"part-\(part.id).mp4\(query)\""
@@ -179,13 +180,17 @@ final class LiveHLSPlaylist: Sendable {
         }
     }
 
+    /// Milliseconds as seconds with three decimals ("0.200"), in integer arithmetic: a
+    /// playlist lists a few dozen durations, and each blocking reload renders it anew.
     static func seconds(_ ms: Int64) -> String {
-        String(format: "%.3f", Double(ms) / 1000)
+        let ms = max(0, ms)
+        let fraction = String(ms % 1000)
+        return "\(ms / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
-    static func iso8601(_ ms: Int64) -> String {
+    static func programDateTime(_ ms: Int64) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
+        return "#EXT-X-PROGRAM-DATE-TIME:\(formatter.string(from: Date(timeIntervalSince1970: Double(ms) / 1000)))\n"
     }
 }
