@@ -72,9 +72,7 @@ struct ChunkListing: Encodable {
         timestampsFile = chunk.timestampsFileName
         startMs = chunk.startMs
         endMs = chunk.endMs
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        startISO = formatter.string(from: Date(timeIntervalSince1970: Double(chunk.startMs) / 1000))
+        startISO = WallClock.iso8601(ms: chunk.startMs)
         durationMs = chunk.endMs - chunk.startMs
         frames = chunk.frameCount
         bytes = chunk.chunkBytes

@@ -4,11 +4,7 @@ import Foundation
 /// `timestamps_1700000012.345.txt` for a first frame at 1700000012345 ms. The chunk being
 /// written is hidden as `.chunk_<stamp>.<ext>.part`.
 public enum ChunkNaming {
-    public static func stamp(forMs ms: Int64) -> String {
-        let seconds = ms / 1000
-        let milliseconds = ms % 1000
-        return "\(seconds)." + String(repeating: "0", count: milliseconds < 10 ? 2 : milliseconds < 100 ? 1 : 0) + "\(milliseconds)"
-    }
+    public static func stamp(forMs ms: Int64) -> String { ms.millisecondsAsDecimalSeconds }
 
     public static func chunkFileName(stamp: String, format: VideoFormat) -> String { "chunk_\(stamp).\(format.rawValue)" }
     public static func timestampsFileName(stamp: String) -> String { "timestamps_\(stamp).txt" }

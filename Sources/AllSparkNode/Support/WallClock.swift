@@ -21,6 +21,13 @@ public enum WallClock {
         return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
 
+    /// Epoch milliseconds as an ISO 8601 UTC time with milliseconds ("2026-11-26T01:33:00.000Z").
+    public static func iso8601(ms: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date(timeIntervalSince1970: Double(ms) / 1000))
+    }
+
     /// Sleeps the calling (non-async) thread; used only by the capture thread for pacing.
     static func sleep(ms: Int64) {
         guard ms > 0 else { return }

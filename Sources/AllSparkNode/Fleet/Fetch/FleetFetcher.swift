@@ -142,11 +142,11 @@ public struct FleetFetcher: Sendable {
         if let bucketError { problems.append("the bucket could not be read: \(bucketError)") }
         for node in reports {
             for gap in node.gaps where gap.reason == .fetchFailed || gap.footageExists {
-                problems.append("\(node.name): \(FetchReport.iso(gap.startMs)) to \(FetchReport.iso(gap.endMs)) not fetched (\(gap.reason.rawValue): \(gap.detail))")
+                problems.append("\(node.name): \(WallClock.iso8601(ms: gap.startMs)) to \(WallClock.iso8601(ms: gap.endMs)) not fetched (\(gap.reason.rawValue): \(gap.detail))")
             }
         }
         let report = FetchReport(
-            startMs: request.startMs, endMs: request.endMs, startISO: FetchReport.iso(request.startMs), endISO: FetchReport.iso(request.endMs),
+            startMs: request.startMs, endMs: request.endMs, startISO: WallClock.iso8601(ms: request.startMs), endISO: WallClock.iso8601(ms: request.endMs),
             finishedAtMs: WallClock.nowMs(), complete: problems.isEmpty,
             bucket: self.bucket.map { FetchReport.BucketState(endpoint: $0.endpoint.absoluteString, bucket: $0.bucket, error: bucketError) },
             nodes: reports, problems: problems)

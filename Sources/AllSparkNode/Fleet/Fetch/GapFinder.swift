@@ -97,7 +97,7 @@ struct GapFinder {
         if let bucketError = context.bucketError { return gap(.fetchFailed, "the bucket could not be read: \(bucketError)", exists: true) }
         if !context.online {
             if within(context.ring), middle > (record.archive?.lastMs ?? .min) {
-                return gap(.nodeDown, "held only by the node's ring, not archived before it went down (last seen \(FetchReport.iso(record.lastSeenMs)))", exists: true)
+                return gap(.nodeDown, "held only by the node's ring, not archived before it went down (last seen \(WallClock.iso8601(ms: record.lastSeenMs)))", exists: true)
             }
         } else if let nodeError = context.nodeError, within(context.ring) {
             return gap(.fetchFailed, nodeError, exists: true)

@@ -180,17 +180,9 @@ final class LiveHLSPlaylist: Sendable {
         }
     }
 
-    /// Milliseconds as seconds with three decimals ("0.200"), in integer arithmetic: a
-    /// playlist lists a few dozen durations, and each blocking reload renders it anew.
-    static func seconds(_ ms: Int64) -> String {
-        let ms = max(0, ms)
-        let fraction = String(ms % 1000)
-        return "\(ms / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
-    }
+    /// Milliseconds as seconds with three decimals ("0.200"): a playlist lists a few dozen
+    /// durations, and each blocking reload renders it anew.
+    static func seconds(_ ms: Int64) -> String { max(0, ms).millisecondsAsDecimalSeconds }
 
-    static func programDateTime(_ ms: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return "#EXT-X-PROGRAM-DATE-TIME:\(formatter.string(from: Date(timeIntervalSince1970: Double(ms) / 1000)))\n"
-    }
+    static func programDateTime(_ ms: Int64) -> String { "#EXT-X-PROGRAM-DATE-TIME:\(WallClock.iso8601(ms: ms))\n" }
 }
