@@ -36,6 +36,7 @@ struct RecorderChunkTests {
             #expect(containerMs == lines.map { $0 - lines[0] })
             let durationMs = Double(lines.last! - lines.first!) + 1000.0 / 30
             #expect(abs(durationMs - Double(chunk.frameCount) * 1000 / 30) <= 1000.0 / 30 + 1)
+            try FinishedChunkCheck.expectFinished(chunkPath, frameTimesMs: lines, fps: 30)
         }
         for (previous, next) in zip(chunks, chunks.dropFirst()) {
             let gap = next.startMs - previous.endMs
@@ -71,6 +72,9 @@ struct RecorderChunkTests {
         for chunk in after {
             let decoded = try DecodedChunk.decode(storeURL.appendingPathComponent(chunk.fileName).path)
             #expect(decoded.firstPacketIsKeyframe && decoded.decodedFrames == 90)
+            let lines = try String(contentsOf: storeURL.appendingPathComponent(chunk.timestampsFileName), encoding: .utf8)
+                .split(separator: "\n").map { Int64($0)! }
+            try FinishedChunkCheck.expectFinished(storeURL.appendingPathComponent(chunk.fileName).path, frameTimesMs: lines, fps: 30)
         }
 
         let usedBefore = harness.store.usage.usedBytes

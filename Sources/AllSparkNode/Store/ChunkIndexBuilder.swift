@@ -50,17 +50,14 @@ struct ChunkIndexBuilder {
                 stamp: stamp, format: format, startMs: times.first!, endMs: times.last!, frameCount: times.count,
                 chunkBytes: DurableFile.size(of: path(chunkName)), timestampsBytes: DurableFile.size(of: path(sidecarName)))
         }
-        // The timestamps file is missing or damaged: the chunk's packets carry the same times.
+        // The timestamps file is missing or damaged: the chunk's frames carry the same times.
         guard !readOnly else { return nil }
-        guard let startMs = ChunkNaming.startMs(ofStamp: stamp),
-            let relative = try? ChunkReader(path: path(chunkName)).frameTimesMs(), !relative.isEmpty
-        else {
+        guard let times = frameTimesFromChunk(stamp: stamp, chunkName: chunkName) else {
             logger.error("removed \(chunkName): it holds no readable frame")
             unlink(path(chunkName))
             unlink(path(sidecarName))
             return nil
         }
-        let times = relative.map { startMs + $0 }
         do {
             let bytes = try DurableFile.write(TimestampsFile.render(times), to: path(".\(sidecarName).tmp"))
             try DurableFile.rename(path(".\(sidecarName).tmp"), to: path(sidecarName))
@@ -72,6 +69,16 @@ struct ChunkIndexBuilder {
             logger.error("could not rebuild \(sidecarName): \(error)")
             return nil
         }
+    }
+
+    /// Each frame's capture time from its time stamp SEI when every frame has one; else the
+    /// packets' times after the start time in the file's name (chunks from before the SEI).
+    private func frameTimesFromChunk(stamp: String, chunkName: String) -> [Int64]? {
+        if let probe = try? StreamTimeProbe.read(path: path(chunkName)), probe.isFullyStamped { return probe.frameTimesMs }
+        guard let startMs = ChunkNaming.startMs(ofStamp: stamp),
+            let relative = try? ChunkReader(path: path(chunkName)).frameTimesMs(), !relative.isEmpty
+        else { return nil }
+        return relative.map { startMs + $0 }
     }
 
     private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }

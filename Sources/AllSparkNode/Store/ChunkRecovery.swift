@@ -4,8 +4,10 @@ import Logging
 
 /// Turns what a killed writer left behind into normal chunks at start-up.
 enum ChunkRecovery {
-    /// Copies the intact packets of `.chunk_<stamp>.<ext>.part` into a finished chunk, writes
-    /// its timestamps file from the packets' own times, and removes the part file. A part
+    /// Copies the intact packets of `.chunk_<stamp>.<ext>.part` into a finished chunk (an
+    /// ordinary MP4/MOV, as `ChunkWriter` makes), writes its timestamps file from the
+    /// packets' own times, and removes the part file. The part may be torn (a crash while
+    /// writing) or mid-finish (a crash in `ChunkFinisher`): either reads as packets. A part
     /// file with no intact frame is removed. Returns the recovered chunk, if any.
     static func recoverPart(stamp: String, format: VideoFormat, in directory: URL, logger: Logger) -> ChunkRecord? {
         let partPath = directory.appendingPathComponent(ChunkNaming.partFileName(stamp: stamp, format: format)).path
@@ -20,6 +22,7 @@ enum ChunkRecovery {
                 logger.warning("removed \(partPath): no intact frame in it")
                 return nil
             }
+            try ChunkFinisher.finish(path: temporaryPath, firstFrameEpochMs: startMs)
             let record = try TimestampsFile.write(
                 frameTimesMs: relativeTimes.map { startMs + $0 }, stamp: stamp, format: format,
                 chunkTemporaryPath: temporaryPath, in: directory)
