@@ -17,7 +17,7 @@ struct ProbeCommand: ParsableCommand {
         let report = ProbeReport(probe, file: file)
         if json {
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             print(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
             print("file: \(report.file)")

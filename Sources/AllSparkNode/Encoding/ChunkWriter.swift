@@ -47,6 +47,8 @@ final class ChunkWriter {
     }
 
     var frameCount: Int { relativeTimesMs.count }
+    /// How long the finish in place took (logged; bench/README.md's finish cost).
+    private(set) var finishingDuration: Duration = .zero
 
     /// The most this chunk could occupy if it ended after `packetBytes` more: the file,
     /// the fragment still in memory, fragment headers and trailer, the finished file's index,
@@ -99,7 +101,9 @@ final class ChunkWriter {
         try muxer.finish()
         relativeTimesMs.sort()
         let frameTimesMs = relativeTimesMs.map { plan.startMs + $0 }
+        let finishingStarted = ContinuousClock.now
         try ChunkFinisher.finish(path: partPath, firstFrameEpochMs: frameTimesMs[0])
+        finishingDuration = ContinuousClock.now - finishingStarted
         let record = try TimestampsFile.write(
             frameTimesMs: frameTimesMs, stamp: plan.stamp, format: plan.format,
             chunkTemporaryPath: partPath, in: store.directory)

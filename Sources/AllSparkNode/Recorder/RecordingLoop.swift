@@ -321,7 +321,10 @@ final class RecordingLoop {
         writer = nil
         do {
             if let record = try current.finish() {
-                logger.info("chunk \(record.fileName): \(record.frameCount) frames, \(record.chunkBytes) bytes")
+                let finishMs = Double(current.finishingDuration.components.attoseconds) / 1e15
+                    + Double(current.finishingDuration.components.seconds) * 1000
+                logger.info(
+                    "chunk \(record.fileName): \(record.frameCount) frames, \(record.chunkBytes) bytes, finished in \(String(format: "%.2f", finishMs)) ms")
                 published(record)
                 return record
             }
