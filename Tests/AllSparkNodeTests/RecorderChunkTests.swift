@@ -44,6 +44,27 @@ struct RecorderChunkTests {
             #expect(next.startMs - previous.startMs == 2000, "cut at frame precision on a 2000 ms grid")
         }
         #expect(!TestFiles.fileNames(in: storeURL).contains { $0.hasSuffix(".part") || $0.hasSuffix(".tmp") })
+        try expectTimesKnownFromTheFileAlone(chunks[1], in: storeURL)
+    }
+
+    /// Issue 31: `probe` reads a chunk's times from its SEI, and a chunk copied without its
+    /// timestamps file (under a name that says another time) is indexed with its true times.
+    private func expectTimesKnownFromTheFileAlone(_ chunk: ChunkRecord, in storeURL: URL) throws {
+        let chunkPath = storeURL.appendingPathComponent(chunk.fileName).path
+        let probe = try TestFiles.run(TestFiles.nodeExecutable.path, ["probe", "--json", chunkPath])
+        #expect(probe.status == 0, "\(probe.output)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(probe.output.utf8)) as? [String: Any])
+        #expect(report["frames"] as? Int == chunk.frameCount && report["framesWithTime"] as? Int == chunk.frameCount)
+        #expect((report["firstFrameMs"] as? NSNumber)?.int64Value == chunk.startMs)
+        #expect((report["lastFrameMs"] as? NSNumber)?.int64Value == chunk.endMs)
+        #expect(report["firstFrameISO"] as? String == WallClock.iso8601(ms: chunk.startMs))
+
+        let copyURL = try TestFiles.makeDirectory("copied")
+        let misleadingName = ChunkNaming.chunkFileName(stamp: ChunkNaming.stamp(forMs: 1_600_000_000_000), format: chunk.format)
+        try FileManager.default.copyItem(atPath: chunkPath, toPath: copyURL.appendingPathComponent(misleadingName).path)
+        let copied = try ChunkStore(directory: copyURL.path, capBytes: 1 << 30, logger: .init(label: "test")).allChunks
+        #expect(copied.map(\.startMs) == [chunk.startMs] && copied.map(\.endMs) == [chunk.endMs])
+        #expect(copied.map(\.frameCount) == [chunk.frameCount])
     }
 
     @Test("mov format and chunk length changes apply from the next chunk; cap changes at once")
