@@ -67,6 +67,23 @@ struct RecorderChunkTests {
         #expect(copied.map(\.frameCount) == [chunk.frameCount])
     }
 
+    @Test("6 s MP4 and 30 s MOV chunks of a 31 s file read right in every reader", arguments: [(VideoFormat.mp4, 6000), (.mov, 30_000)])
+    func longChunksReadRight(format: VideoFormat, chunkMs: Int) async throws {
+        let input = try TestFiles.makeTestVideo(seconds: 31)
+        let storeURL = try TestFiles.makeDirectory("long-\(format.rawValue)")
+        var config = RecorderHarness.config(source: input.path, store: storeURL, chunkMs: chunkMs)
+        config.videoFormat = format
+        let harness = try RecorderHarness(config: config, storeDirectory: storeURL)
+        try await harness.run()
+        let chunks = harness.store.allChunks
+        let framesPerChunk = chunkMs * 30 / 1000
+        #expect(chunks.map(\.frameCount) == Array(repeating: framesPerChunk, count: 930 / framesPerChunk) + [930 % framesPerChunk])
+        for chunk in chunks where chunk.frameCount == framesPerChunk {
+            let lines = try #require(TimestampsFile.read(path: storeURL.appendingPathComponent(chunk.timestampsFileName).path))
+            try FinishedChunkCheck.expectFinished(storeURL.appendingPathComponent(chunk.fileName).path, frameTimesMs: lines, fps: 30)
+        }
+    }
+
     @Test("mov format and chunk length changes apply from the next chunk; cap changes at once")
     func settingsChangeMidRun() async throws {
         let input = try TestFiles.makeTestVideo(seconds: 4)

@@ -85,3 +85,12 @@ def precision_time_stamps_us(path):
         _gst.gst_object_unref(sink)
         _gst.gst_object_unref(pipeline)
     return times
+
+
+if __name__ == "__main__":
+    # For the Swift tests (Support/FinishedChunkCheck.swift): one file's readings as JSON.
+    import json
+    import sys
+
+    print(json.dumps({"durationSeconds": discoverer_duration_seconds(sys.argv[1]),
+                      "timeStampsUs": precision_time_stamps_us(sys.argv[1])}))

@@ -62,6 +62,28 @@ enum FinishedChunkCheck {
         return (duration, packets)
     }
 
+    /// GStreamer's discoverer duration and h264parse's time stamps, through
+    /// `Tests/protocol/gstreamer_reader.py` (GStreamer's C API from Python).
+    static func gstreamer(_ path: String) throws -> (durationSeconds: Double, timeStampsUs: [Int64?]) {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("protocol/gstreamer_reader.py")
+        let result = try TestFiles.run("/usr/bin/env", ["python3", script.path, path])
+        guard result.status == 0, let line = result.output.split(separator: "\n").last,
+            let found = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            let duration = found["durationSeconds"] as? Double, let stamps = found["timeStampsUs"] as? [Any]
+        else { throw TestFailure("GStreamer could not read \(path): \(result.output)") }
+        return (duration, stamps.map { ($0 as? NSNumber)?.int64Value })
+    }
+
+    /// mediainfo's duration.
+    static func mediainfoSeconds(_ path: String) throws -> Double {
+        let result = try TestFiles.run("/usr/bin/mediainfo", ["--Inform=General;%Duration%", path])
+        guard result.status == 0, let ms = Double(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw TestFailure("mediainfo \(path): \(result.output)")
+        }
+        return ms / 1000
+    }
+
     /// Expects `path` to be a finished chunk of `frameTimesMs` (its timestamps file) at `fps`;
     /// `stamped`: recorded by the node, so every frame carries its time stamp SEI.
     static func expectFinished(_ path: String, frameTimesMs: [Int64], fps: Double, stamped: Bool = true) throws {
@@ -76,9 +98,16 @@ enum FinishedChunkCheck {
         #expect(boxes.creationTime == UInt64(frameTimesMs[0] / 1000) + 2_082_844_800, "\(path): mvhd creation_time")
         let probe = try ffprobe(path)
         #expect(probe.packets == frameTimesMs.count, "\(path): ffprobe counts \(probe.packets) frames")
-        #expect(abs(probe.durationSeconds - expectedSeconds) <= frameSeconds + 0.002, "\(path): ffprobe \(probe.durationSeconds) s")
+        let gstreamer = try gstreamer(path)
+        let readings = [("ffprobe", probe.durationSeconds), ("GStreamer", gstreamer.durationSeconds), ("mediainfo", try mediainfoSeconds(path))]
+        for (reader, seconds) in readings {
+            #expect(abs(seconds - expectedSeconds) <= frameSeconds + 0.002, "\(path): \(reader) says \(seconds) s for \(frameTimesMs.count) frames")
+        }
         guard stamped else { return }
         let inStream = try StreamTimeProbe.read(path: path)
         #expect(inStream.isFullyStamped && inStream.frameTimesMs == frameTimesMs, "\(path): time stamp SEI differ from the timestamps file")
+        // GStreamer gives them in decode order; capture times rise in presentation order.
+        #expect(!gstreamer.timeStampsUs.contains(nil), "\(path): GStreamer finds a frame without a time stamp")
+        #expect(gstreamer.timeStampsUs.compactMap { $0 }.sorted() == frameTimesMs.map { $0 * 1000 }, "\(path): GStreamer reads other time stamps")
     }
 }
