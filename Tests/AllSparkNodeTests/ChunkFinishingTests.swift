@@ -64,10 +64,28 @@ struct ChunkFinishingTests {
             let stamp = ChunkNaming.stamp(forMs: Self.startMs)
             let record = try #require(ChunkRecovery.recoverPart(stamp: stamp, format: .mp4, in: store, logger: .init(label: "test")))
             #expect(record.frameCount == 60, "last step done: \(completedLastStep)")
+            #expect(TestFiles.fileNames(in: store) == [record.fileName, record.timestampsFileName])
             #expect(!FileManager.default.fileExists(atPath: part))
             try FinishedChunkCheck.expectFinished(
                 store.appendingPathComponent(record.fileName).path, frameTimesMs: try sidecar(record, in: store), fps: 30, stamped: false)
         }
+    }
+
+    @Test("a part torn mid-fragment (SIGKILL, power cut) is finished where it lies: its intact fragments kept, no media copied")
+    func tornPartRecoversInPlace() throws {
+        let (store, part) = try partFile(format: .mov)
+        var before = stat()
+        stat(part, &before)
+        #expect(truncate(part, off_t(DurableFile.size(of: part) * 6 / 10)) == 0)
+        let stamp = ChunkNaming.stamp(forMs: Self.startMs)
+        let record = try #require(ChunkRecovery.recoverPart(stamp: stamp, format: .mov, in: store, logger: .init(label: "test")))
+        #expect(record.frameCount > 10 && record.frameCount < 60, "the fragments before the tear: \(record.frameCount) frames")
+        let chunkPath = store.appendingPathComponent(record.fileName).path
+        var after = stat()
+        stat(chunkPath, &after)
+        #expect(after.st_ino == before.st_ino, "the part itself became the chunk")
+        try FinishedChunkCheck.expectFinished(chunkPath, frameTimesMs: try sidecar(record, in: store), fps: 30, stamped: false)
+        #expect(try DecodedChunk.decode(chunkPath).decodedFrames == record.frameCount)
     }
 
     @Test("an interrupted finish is finished again: the stale appended moov is replaced")

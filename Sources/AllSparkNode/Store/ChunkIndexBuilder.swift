@@ -52,7 +52,7 @@ struct ChunkIndexBuilder {
         }
         // The timestamps file is missing or damaged: the chunk's frames carry the same times.
         guard !readOnly else { return nil }
-        guard let times = frameTimesFromChunk(stamp: stamp, chunkName: chunkName) else {
+        guard let times = ChunkFrameTimes.read(path: path(chunkName), nameStartMs: ChunkNaming.startMs(ofStamp: stamp)) else {
             logger.error("removed \(chunkName): it holds no readable frame")
             unlink(path(chunkName))
             unlink(path(sidecarName))
@@ -69,16 +69,6 @@ struct ChunkIndexBuilder {
             logger.error("could not rebuild \(sidecarName): \(error)")
             return nil
         }
-    }
-
-    /// Each frame's capture time from its time stamp SEI when every frame has one; else the
-    /// packets' times after the start time in the file's name (chunks from before the SEI).
-    private func frameTimesFromChunk(stamp: String, chunkName: String) -> [Int64]? {
-        if let probe = try? StreamTimeProbe.read(path: path(chunkName)), probe.isFullyStamped { return probe.frameTimesMs }
-        guard let startMs = ChunkNaming.startMs(ofStamp: stamp),
-            let relative = try? ChunkReader(path: path(chunkName)).frameTimesMs(), !relative.isEmpty
-        else { return nil }
-        return relative.map { startMs + $0 }
     }
 
     private func path(_ name: String) -> String { directory.appendingPathComponent(name).path }

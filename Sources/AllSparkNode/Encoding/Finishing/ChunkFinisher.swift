@@ -14,17 +14,24 @@ enum ChunkFinisher {
     static func maximumAddedBytes(frames: Int) -> Int64 { 1024 + 48 * Int64(frames) }
 
     /// Finishes the fragmented file at `path`; `firstFrameEpochMs` becomes its creation time.
-    static func finish(path: String, firstFrameEpochMs: Int64) throws {
+    /// - Parameter keepingIntactPrefix: the file is what a killed writer left: its torn tail
+    ///   (and a fragment without its media) is cut off and the rest finished.
+    static func finish(path: String, firstFrameEpochMs: Int64, keepingIntactPrefix: Bool = false) throws {
         let file = try FinishingFile(path: path)
-        let layout = try appendProgressiveMovie(to: file, firstFrameEpochMs: firstFrameEpochMs)
+        let layout = try appendProgressiveMovie(to: file, firstFrameEpochMs: firstFrameEpochMs, keepingIntactPrefix: keepingIntactPrefix)
         try coverFragments(of: file, layout: layout)
     }
+
+    /// Whether the file at `path` is finished already (a crash came after the last step).
+    static func isFinished(path: String) throws -> Bool { try FragmentedFileLayout.isProgressive(FinishingFile(path: path)) }
 
     /// Steps 1 and 2: writes the full `moov` after the last complete box and syncs. The file
     /// stays a valid fragmented file.
     @discardableResult
-    static func appendProgressiveMovie(to file: FinishingFile, firstFrameEpochMs: Int64) throws -> FragmentedFileLayout {
-        let layout = try FragmentedFileLayout.scan(file)
+    static func appendProgressiveMovie(to file: FinishingFile, firstFrameEpochMs: Int64, keepingIntactPrefix: Bool = false) throws
+        -> FragmentedFileLayout
+    {
+        let layout = try FragmentedFileLayout.scan(file, keepingIntactPrefix: keepingIntactPrefix)
         let defaults: FragmentSamples.Defaults
         var fragments = FragmentSamples()
         do {

@@ -10,14 +10,23 @@ struct FragmentedFileLayout {
     /// interrupted earlier finish is overwritten).
     let appendOffset: UInt64
 
-    static func scan(_ file: FinishingFile) throws -> FragmentedFileLayout {
+    /// - Parameter keepingIntactPrefix: what a killed writer left: the file ends at the first
+    ///   torn box, and a last `moof` whose `mdat` is missing or torn is left out.
+    static func scan(_ file: FinishingFile, keepingIntactPrefix: Bool = false) throws -> FragmentedFileLayout {
         let fileSize = try file.size()
         var offset: UInt64 = 0
         var movie: (offset: UInt64, bytes: [UInt8])?
         var fragments: [(offset: UInt64, bytes: [UInt8])] = []
         var sawFileType = false
+        /// Whether the last `moof` has its `mdat` after it.
+        var lastFragmentHasData = true
         while offset < fileSize {
-            let header = try readHeader(file, at: offset, fileSize: fileSize)
+            let header: BoxHeader
+            do {
+                header = try readHeader(file, at: offset, fileSize: fileSize)
+            } catch where keepingIntactPrefix {
+                break
+            }
             let end = offset + header.size
             switch header.type {
             case "ftyp":
@@ -30,14 +39,31 @@ struct FragmentedFileLayout {
                 return try layout(file, movie, fragments, appendOffset: offset)
             case "moof":
                 fragments.append((offset, try file.read(count: Int(header.size), at: offset)))
+                lastFragmentHasData = false
             case "mdat" where movie == nil:
                 throw refusal(file, "it is already a progressive file (mdat before any fragment)")
+            case "mdat":
+                lastFragmentHasData = true
             default:
                 break
             }
             offset = end
         }
+        if keepingIntactPrefix, !lastFragmentHasData, let last = fragments.popLast() { offset = last.offset }
         return try layout(file, movie, fragments, appendOffset: offset)
+    }
+
+    /// Whether the file is already what a finish makes: `ftyp`, `mdat`, `moov`, all whole.
+    static func isProgressive(_ file: FinishingFile) throws -> Bool {
+        let fileSize = try file.size()
+        var offset: UInt64 = 0
+        var types: [String] = []
+        while offset < fileSize, types.count < 4 {
+            guard let header = try? readHeader(file, at: offset, fileSize: fileSize) else { return false }
+            types.append(header.type)
+            offset += header.size
+        }
+        return types == ["ftyp", "mdat", "moov"]
     }
 
     private static func layout(
