@@ -3,10 +3,10 @@ import Foundation
 import Logging
 
 /// Writes one chunk: encoded packets go to the hidden part file `.chunk_<stamp>.<ext>.part`,
-/// a fragmented file readable up to its last fragment if the node dies; `finish()` closes it,
-/// turns it into an ordinary MP4/MOV in place (`ChunkFinisher`), writes the timestamps file
-/// and publishes both under their final names. Every write is first reserved with the store, so the store's cap holds while the
-/// file grows.
+/// a fragmented file readable up to its last fragment if the node dies; `finish()` closes
+/// it, turns it into an ordinary MP4/MOV in place (`ChunkFinisher`), writes the timestamps
+/// file and publishes both under their final names. Every write is first reserved with the
+/// store, so the store's cap holds while the file grows.
 final class ChunkWriter {
     let plan: ChunkPlan
     private let store: ChunkStore

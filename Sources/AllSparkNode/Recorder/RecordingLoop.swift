@@ -321,8 +321,7 @@ final class RecordingLoop {
         writer = nil
         do {
             if let record = try current.finish() {
-                let finishMs = Double(current.finishingDuration.components.attoseconds) / 1e15
-                    + Double(current.finishingDuration.components.seconds) * 1000
+                let finishMs = current.finishingDuration / .milliseconds(1)
                 logger.info(
                     "chunk \(record.fileName): \(record.frameCount) frames, \(record.chunkBytes) bytes, finished in \(String(format: "%.2f", finishMs)) ms")
                 published(record)

@@ -25,8 +25,6 @@ struct BoxCursor {
         position += count
     }
 
-    mutating func uint8() throws -> UInt8 { UInt8(try unsigned(bytes: 1)) }
-    mutating func uint16() throws -> UInt16 { UInt16(try unsigned(bytes: 2)) }
     mutating func uint32() throws -> UInt32 { UInt32(try unsigned(bytes: 4)) }
     mutating func uint64() throws -> UInt64 { try unsigned(bytes: 8) }
 

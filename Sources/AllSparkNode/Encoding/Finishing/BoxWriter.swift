@@ -23,8 +23,6 @@ struct BoxWriter {
         for scalar in type.unicodeScalars { bytes.append(UInt8(truncatingIfNeeded: scalar.value)) }
     }
 
-    mutating func append(_ value: UInt8) { bytes.append(value) }
-    mutating func append(_ value: UInt16) { appendBigEndian(UInt64(value), bytes: 2) }
     mutating func append(_ value: UInt32) { appendBigEndian(UInt64(value), bytes: 4) }
     mutating func append(_ value: UInt64) { appendBigEndian(value, bytes: 8) }
     mutating func append<Bytes: Sequence>(contentsOf other: Bytes) where Bytes.Element == UInt8 { bytes.append(contentsOf: other) }
