@@ -5,7 +5,8 @@ import Foundation
 struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
-        abstract: "A chunk's or clip's first and last frame times, frame count and duration, from the file alone (its time stamp SEI).")
+        abstract: "A chunk's or clip's first and last frame times, frame count and duration, from the file alone (its time stamp SEI).",
+        discussion: "Exits 2 when some frame carries no time stamp (footage not recorded by this node version), 1 when the file cannot be read.")
 
     @Argument(help: "A chunk, a clip, or any H.264 MP4/MOV.")
     var file: String
