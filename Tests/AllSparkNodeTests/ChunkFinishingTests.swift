@@ -52,18 +52,31 @@ struct ChunkFinishingTests {
         #expect(decoded.decodedFrames == 60 && abs(decoded.presentationTimes[0]) < 0.001)
     }
 
-    @Test("a crash after the new moov is appended, or after the last step, leaves a part that recovers whole")
+    /// Where a finish can stop when the node dies (its steps: write and sync the new moov,
+    /// then write and sync the mdat header).
+    enum FinishStop: CaseIterable {
+        case whileAppendingTheMovie
+        case beforeTheLastStep
+        case afterTheLastStep
+    }
+
+    @Test("a crash while the new moov is written, after it is, or after the last step, leaves a part that recovers whole")
     func crashMidFinishRecovers() throws {
-        for completedLastStep in [false, true] {
+        for stop in FinishStop.allCases {
             let (store, part) = try partFile(format: .mp4)
-            if completedLastStep {
-                try ChunkFinisher.finish(path: part, firstFrameEpochMs: Self.startMs)
-            } else {
+            switch stop {
+            case .whileAppendingTheMovie:
+                let fragmentedBytes = DurableFile.size(of: part)
                 try ChunkFinisher.appendProgressiveMovie(to: FinishingFile(path: part), firstFrameEpochMs: Self.startMs)
+                #expect(truncate(part, off_t(fragmentedBytes + 100)) == 0, "the moov torn after 100 bytes")
+            case .beforeTheLastStep:
+                try ChunkFinisher.appendProgressiveMovie(to: FinishingFile(path: part), firstFrameEpochMs: Self.startMs)
+            case .afterTheLastStep:
+                try ChunkFinisher.finish(path: part, firstFrameEpochMs: Self.startMs)
             }
             let stamp = ChunkNaming.stamp(forMs: Self.startMs)
             let record = try #require(ChunkRecovery.recoverPart(stamp: stamp, format: .mp4, in: store, logger: .init(label: "test")))
-            #expect(record.frameCount == 60, "last step done: \(completedLastStep)")
+            #expect(record.frameCount == 60, "stopped \(stop)")
             #expect(TestFiles.fileNames(in: store) == [record.fileName, record.timestampsFileName])
             #expect(!FileManager.default.fileExists(atPath: part))
             try FinishedChunkCheck.expectFinished(
