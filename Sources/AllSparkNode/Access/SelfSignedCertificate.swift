@@ -32,9 +32,7 @@ public struct SelfSignedCertificate: Sendable {
         }
         let pem = try certificateFile.read() ?? ""
         let certificate = try Certificate(pemEncoded: pem)
-        var serializer = DER.Serializer()
-        try serializer.serialize(certificate)
-        let fingerprint = SHA256.hash(data: Data(serializer.serializedBytes)).map { String(format: "%02X", $0) }.joined(separator: ":")
+        let fingerprint = try certificate.sha256Fingerprint()
         return SelfSignedCertificate(certificatePath: certificateFile.path, keyPath: keyFile.path, fingerprint: fingerprint, created: created)
     }
 

@@ -43,6 +43,9 @@ public struct NodeConfig: Sendable, Equatable {
     /// An unsynchronised kernel clock (no NTP or PTP daemon) degrades `/api/health`; false
     /// for nodes that keep time some other way.
     public var clockSyncRequired: Bool = true
+    /// The operator's CA-signed certificate chain (PEM, leaf first) for the node's media
+    /// signing key; empty: the self-signed one the node makes (`MediaSigningIdentity`).
+    public var signingCertificate: String = ""
     public var server = ServerSettings()
     public var uplink = UplinkSettings()
     public var archive = ArchiveSettings()

@@ -13,6 +13,8 @@ final class ChunkWriter {
     private let muxer: FragmentedMuxer
     private let partPath: String
     private let timeStamper: PrecisionTimeStamper
+    /// Signs the chunk's GOPs (nil: recording unsigned); it holds back the last frame until `finish()`.
+    private let signer: MediaSigner?
     /// The time stamps' clock status, as the kernel saw it when the chunk began.
     private let clockStatus = PrecisionTimeStamper.currentStatus()
     /// Each written frame's time relative to the chunk start, ms, in decode order.
@@ -30,10 +32,11 @@ final class ChunkWriter {
     /// Room reserved before the part file is created: its header, with margin.
     static let headerAllowanceBytes: Int64 = 64 << 10
 
-    init(plan: ChunkPlan, store: ChunkStore, encoder: H264Encoder, timeStamper: PrecisionTimeStamper) throws {
+    init(plan: ChunkPlan, store: ChunkStore, encoder: H264Encoder, timeStamper: PrecisionTimeStamper, signer: MediaSigner?) throws {
         self.plan = plan
         self.store = store
         self.timeStamper = timeStamper
+        self.signer = signer
         guard store.reserveLiveChunk(reservedBytes: Self.headerAllowanceBytes, actualBytes: 0) else { throw NoRoom() }
         partPath = store.directory.appendingPathComponent(ChunkNaming.partFileName(stamp: plan.stamp, format: plan.format)).path
         do {
@@ -52,19 +55,21 @@ final class ChunkWriter {
 
     /// The most this chunk could occupy if it ended after `packetBytes` more: the file,
     /// the fragment still in memory, fragment headers and trailer, the finished file's index,
-    /// and its timestamps file.
+    /// its timestamps file, and the signing SEIs the held last frame gets at the end.
     private func worstCaseBytes(adding packetBytes: Int64) -> Int64 {
         let fragmentOverhead = Int64(4096 + 32 * (pendingFragmentPackets + 1))
-        return fileBytes + pendingFragmentBytes + packetBytes + fragmentOverhead
+        return fileBytes + pendingFragmentBytes + packetBytes + fragmentOverhead + Int64(signer?.maximumBytesAddedToNextPacket ?? 0)
             + ChunkFinisher.maximumAddedBytes(frames: relativeTimesMs.count + 1)
             + TimestampsFile.maximumBytes(frames: relativeTimesMs.count + 1)
     }
 
     /// Writes one packet whose pts/dts are relative to the encoder origin, with its capture
-    /// time in the stream (`PrecisionTimeStamper`). Returns false, writing nothing, when the
-    /// store cannot make room: the chunk must end here.
+    /// time in the stream (`PrecisionTimeStamper`) and, when signing, the signing SEIs ready
+    /// by then (`MediaSigner`). Returns false, writing nothing, when the store cannot make
+    /// room: the chunk must end here.
     func write(_ packet: UnsafeMutablePointer<AVPacket>, originMs: Int64) throws -> Bool {
         let packetBytes = Int64(packet.pointee.size) + 4 + Int64(PrecisionTimeStampSEI.maximumNALBytes)
+            + Int64(signer?.maximumBytesAddedToNextPacket ?? 0)
         guard store.reserveLiveChunk(reservedBytes: worstCaseBytes(adding: packetBytes), actualBytes: fileBytes) else {
             return false
         }
@@ -74,7 +79,13 @@ final class ChunkWriter {
         let relativePts = packet.pointee.pts
         // The same time as the timestamps file's, in microseconds.
         let captureMicroseconds = (plan.startMs + relativePts) * 1000
-        try muxer.write(timeStamper.stamped(packet, epochMicroseconds: captureMicroseconds, status: clockStatus))
+        let stamped = try timeStamper.stamped(packet, epochMicroseconds: captureMicroseconds, status: clockStatus)
+        if let signer {
+            let previous = try signer.pass(stamped, captureMicroseconds: captureMicroseconds, startsChunk: relativeTimesMs.isEmpty)
+            if let previous { try muxer.write(previous) }
+        } else {
+            try muxer.write(stamped)
+        }
         relativeTimesMs.append(relativePts)
         let newFileBytes = muxer.bytesWritten
         if newFileBytes != fileBytes {
@@ -92,6 +103,7 @@ final class ChunkWriter {
 
     /// Finishes and publishes the chunk. Returns nil (and removes the file) when it holds no frame.
     func finish() throws -> ChunkRecord? {
+        if let signer, let last = try signer.finishChunk() { try muxer.write(last) }
         guard !relativeTimesMs.isEmpty else {
             try? muxer.finish()
             unlink(partPath)
@@ -114,12 +126,14 @@ final class ChunkWriter {
     /// The store vanished or turned read-only: closes the file where it is, unfinished. If
     /// the same disk comes back, `ChunkStore.reconcileAfterOutage` finishes it then.
     func abandon() {
+        signer?.abandonChunk()
         muxer.abandon()
         store.releaseLiveChunk()
     }
 
     /// After a failed write or finish: salvages what reached the file, as start-up would.
     func salvage(logger: Logger) -> ChunkRecord? {
+        signer?.abandonChunk()
         muxer.abandon()
         let record = ChunkRecovery.recoverPart(stamp: plan.stamp, format: plan.format, in: store.directory, logger: logger)
         if let record { store.commit(record) } else { store.releaseLiveChunk() }

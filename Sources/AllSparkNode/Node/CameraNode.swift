@@ -23,11 +23,17 @@ public struct CameraNode: Sendable {
         }
         let access = try AccessSetup.policy(for: config.server, storeDirectory: store.directory.path, logger: logger)
         let liveVideo = LiveVideo(config: config, rtspPassword: access.currentToken, logger: logger)
-        let recorder = Recorder(config: config, store: store, logger: logger, liveVideo: liveVideo, makeMasker: privacy.makeMasker)
+        let nodeName = ClientIdentity.name(configured: config.uplink.name, storeDirectory: store.directory)
+        let signing = try MediaSigningIdentity.load(
+            storeDirectory: store.directory.path, configuredCertificate: config.signingCertificate, nodeName: nodeName)
+        logger.notice(
+            "signing footage with \(signing.keyCreated ? "a new" : "the") key \(SigningKeyFile(storeDirectory: store.directory.path).path) and \(signing.operatorProvided ? "the certificate \(config.signingCertificate)" : "its self-signed certificate"); SHA-256 fingerprint \(signing.fingerprint)")
+        let recorder = Recorder(
+            config: config, store: store, logger: logger, liveVideo: liveVideo, signing: signing, makeMasker: privacy.makeMasker)
         let live = LiveConfiguration(config: config, recorder: recorder, logger: logger)
         let archive = try config.archive.isEnabled
             ? ChunkArchive(
-                settings: config.archive, nodeName: ClientIdentity.name(configured: config.uplink.name, storeDirectory: store.directory),
+                settings: config.archive, nodeName: nodeName,
                 storeDirectory: store.directory, logger: logger)
             : nil
         let services = NodeServices(live: live, store: store, recorder: recorder, liveVideo: liveVideo, privacy: privacy.counters, access: access, archive: archive)

@@ -11,14 +11,19 @@ public final class Recorder: Service, Sendable {
     private let control: RecorderControl
     private let logger: Logger
     private let liveTap: (any LivePacketTap)?
+    /// Who signs the recorded GOPs; nil when the footage is recorded unsigned.
+    public let signing: MediaSigningIdentity?
 
     /// - Parameter makeMasker: builds the privacy pass on the recording thread for each
     ///   capture size; while it throws, nothing is recorded (privacy fails closed).
-    ///   `liveVideo` receives every encoded packet for live viewers.
+    ///   `liveVideo` receives every encoded packet for live viewers. `signing`: whose key
+    ///   signs the recorded GOPs (nil records unsigned footage).
     public init(
-        config: NodeConfig, store: ChunkStore, logger: Logger, liveVideo: LiveVideo? = nil, makeMasker: @escaping LiveMaskingFactory
+        config: NodeConfig, store: ChunkStore, logger: Logger, liveVideo: LiveVideo? = nil, signing: MediaSigningIdentity? = nil,
+        makeMasker: @escaping LiveMaskingFactory
     ) {
         liveTap = liveVideo?.tap
+        self.signing = signing
         self.store = store
         captureSettings = CaptureSettings(config)
         control = RecorderControl(settings: RecordingSettings(config))
@@ -83,11 +88,12 @@ public final class Recorder: Service, Sendable {
         let logger = logger
         let makeMasker = makeMasker
         let liveTap = liveTap
+        let signing = signing
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let thread = Thread {
                 RecordingLoop(
                     captureSettings: captureSettings, store: store, makeMasker: makeMasker, control: control, liveTap: liveTap,
-                    logger: logger)
+                    signer: signing.map(MediaSigner.init(identity:)), logger: logger)
                     .run()
                 continuation.resume()
             }

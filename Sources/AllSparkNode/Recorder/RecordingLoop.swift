@@ -30,6 +30,8 @@ final class RecordingLoop {
     private var writer: ChunkWriter?
     /// Shared by every chunk, so its buffer is reused from one to the next.
     private let timeStamper = PrecisionTimeStamper()
+    /// Signs every chunk's GOPs; shared by them so the GOP counter and links run on across chunks.
+    private let signer: MediaSigner?
     /// The chunk the capture side is filling.
     private var fillingChunk: ChunkPlan?
     /// Chunks whose first (IDR) packet has not come out of the encoder yet, in order.
@@ -46,9 +48,10 @@ final class RecordingLoop {
 
     init(
         captureSettings: CaptureSettings, store: ChunkStore, makeMasker: @escaping LiveMaskingFactory, control: RecorderControl,
-        liveTap: (any LivePacketTap)? = nil, logger: Logger
+        liveTap: (any LivePacketTap)? = nil, signer: MediaSigner? = nil, logger: Logger
     ) {
         self.liveTap = liveTap
+        self.signer = signer
         self.captureSettings = captureSettings
         self.store = store
         self.makeMasker = makeMasker
@@ -281,7 +284,7 @@ final class RecordingLoop {
                 let finished = finishChunk()
                 control.footagePublished(before: next.startMs, record: finished)
                 do {
-                    writer = try ChunkWriter(plan: next, store: store, encoder: encoder, timeStamper: timeStamper)
+                    writer = try ChunkWriter(plan: next, store: store, encoder: encoder, timeStamper: timeStamper, signer: signer)
                 } catch is ChunkWriter.NoRoom {
                     storeRefused(nil, startingChunk: true)
                 } catch {

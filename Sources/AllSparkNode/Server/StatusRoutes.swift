@@ -1,6 +1,8 @@
 import Hummingbird
+import HTTPTypes
+import NIOCore
 
-/// GET /api/health and GET /api/status.
+/// GET /api/health, GET /api/status and GET /api/signing/certificate.
 struct StatusRoutes {
     let services: NodeServices
 
@@ -10,6 +12,16 @@ struct StatusRoutes {
             return JSONResponse.make(report.json, status: report.level == .error ? .serviceUnavailable : .ok)
         }
         router.get("/api/status") { _, _ in JSONResponse.make(status()) }
+        // The certificate chain (PEM) the node's footage is signed under, for `allspark-node verify --certificate`.
+        router.get("/api/signing/certificate") { _, _ in
+            guard let signing = services.recorder.signing else {
+                return JSONResponse.make(.object(["error": .string("this node does not sign its footage")]), status: .notFound)
+            }
+            var headers = HTTPFields()
+            headers[.contentType] = "application/x-pem-file"
+            headers[HTTPField.Name("X-Certificate-SHA256")!] = signing.fingerprint
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: signing.certificatePEM)))
+        }
     }
 
     /// The kernel clock as health reports it, with the limits it is judged by.
@@ -52,6 +64,9 @@ struct StatusRoutes {
                 "width": .number(Double(config.width)),
                 "height": .number(Double(config.height)),
             ]),
+            "signing": services.recorder.signing.map {
+                .object(["fingerprint": .string($0.fingerprint), "operatorCertificate": .bool($0.operatorProvided)])
+            } ?? .null,
             "privacy": .object([
                 "mode": .string(config.privacy),
                 "detector": .string(services.privacy.detector),

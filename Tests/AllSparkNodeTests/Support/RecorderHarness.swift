@@ -11,8 +11,9 @@ final class RecorderHarness: Sendable {
     private let saved = Mutex<[ChunkRecord]>([])
 
     /// - Parameter makeMasker: the privacy pass the recorder builds on its thread.
+    /// - Parameter signing: who signs the footage; nil records it unsigned.
     init(
-        config: NodeConfig, storeDirectory: URL,
+        config: NodeConfig, storeDirectory: URL, signing: MediaSigningIdentity? = nil,
         makeMasker: @escaping LiveMaskingFactory = { _, _ in UnmaskedPassThrough() }
     ) throws {
         self.storeDirectory = storeDirectory
@@ -20,7 +21,7 @@ final class RecorderHarness: Sendable {
         var logger = Logger(label: "test-recorder")
         logger.logLevel = .warning
         store = try ChunkStore(directory: storeDirectory.path, capBytes: config.capBytes, logger: logger)
-        recorder = Recorder(config: config, store: store, logger: logger, makeMasker: makeMasker)
+        recorder = Recorder(config: config, store: store, logger: logger, signing: signing, makeMasker: makeMasker)
         recorder.onChunkSaved { [weak self] record in self?.saved.withLock { $0.append(record) } }
     }
 

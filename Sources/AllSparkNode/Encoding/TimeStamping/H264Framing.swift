@@ -9,6 +9,16 @@ enum H264Framing {
         return .lengthPrefixed
     }
 
+    /// Whether a NAL unit header byte is a coded slice (types 1–5): the picture itself.
+    static func isSlice(_ header: UInt8) -> Bool { (1...5).contains(header & 0x1F) }
+
+    /// Writes the 4 bytes that frame a NAL unit of `nalBytes`: the start code 00 00 00 01,
+    /// or the NAL unit's big-endian length.
+    func writePrefix(nalBytes: Int, to output: UnsafeMutablePointer<UInt8>) {
+        let prefix = self == .annexB ? 1 : UInt32(nalBytes)
+        for index in 0..<4 { output[index] = UInt8(truncatingIfNeeded: prefix >> (24 - 8 * UInt32(index))) }
+    }
+
     /// Calls `body` with each NAL unit's offset where its framing starts, and its bytes
     /// (header byte first), until `body` returns false. Returns false when the lengths do
     /// not add up to the packet.

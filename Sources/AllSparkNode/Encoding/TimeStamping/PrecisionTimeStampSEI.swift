@@ -36,11 +36,11 @@ enum PrecisionTimeStampSEI {
     /// carries none.
     static func read(nal: UnsafeRawBufferPointer) -> Int64? {
         guard nal.count > 1, nal[0] & 0x1F == 6 else { return nil }
-        let payload = unescaped(nal.dropFirst())
+        let payload = SEISyntax.unescaped(nal.dropFirst())
         var position = 0
         // Messages follow each other up to the last byte, the RBSP trailing bits.
         while position + 1 < payload.count {
-            guard let type = readSEINumber(payload, &position), let size = readSEINumber(payload, &position),
+            guard let type = SEISyntax.readNumber(payload, &position), let size = SEISyntax.readNumber(payload, &position),
                 position + size <= payload.count
             else { return nil }
             if type == Int(userDataUnregistered), size >= Int(payloadBytes),
@@ -60,54 +60,5 @@ enum PrecisionTimeStampSEI {
         var value: UInt64 = 0
         for (index, byte) in bytes.enumerated() where index % 3 != 2 { value = value << 8 | UInt64(byte) }
         return Int64(bitPattern: value)
-    }
-
-    /// SEI payload type and size: 0xFF bytes each add 255, the last byte adds itself.
-    private static func readSEINumber(_ bytes: [UInt8], _ position: inout Int) -> Int? {
-        var value = 0
-        while position < bytes.count {
-            let byte = bytes[position]
-            position += 1
-            value += Int(byte)
-            if byte != 0xFF { return value }
-        }
-        return nil
-    }
-
-    /// The RBSP: every 0x03 that follows two zero bytes removed.
-    private static func unescaped(_ bytes: Slice<UnsafeRawBufferPointer>) -> [UInt8] {
-        var result: [UInt8] = []
-        result.reserveCapacity(bytes.count)
-        var zeros = 0
-        for byte in bytes {
-            if zeros >= 2, byte == 3 {
-                zeros = 0
-                continue
-            }
-            result.append(byte)
-            zeros = byte == 0 ? zeros + 1 : 0
-        }
-        return result
-    }
-}
-
-/// Writes NAL unit bytes, inserting 0x03 wherever two zero bytes would be followed by a byte
-/// of 3 or less (which a reader would take for a start code or an escape).
-private struct EmulationPreventingWriter {
-    let output: UnsafeMutablePointer<UInt8>
-    var count = 0
-    private var zeros = 0
-
-    init(output: UnsafeMutablePointer<UInt8>) { self.output = output }
-
-    mutating func put(_ byte: UInt8) {
-        if zeros >= 2, byte <= 3 {
-            output[count] = 3
-            count += 1
-            zeros = 0
-        }
-        output[count] = byte
-        count += 1
-        zeros = byte == 0 ? zeros + 1 : 0
     }
 }

@@ -1,0 +1,177 @@
+import CFFmpeg
+import Crypto
+
+/// The recording's one seam for media signing, between the time stamper and the muxer.
+/// Every slice is hashed as it passes (`NALHashChain`); an IDR, or 1 s of frames since the
+/// (partial) GOP began, closes the GOP and hands it to the `SignatureWorker`; its signed
+/// SEI goes into the next frame that passes once it is ready. Each chunk's first frame also
+/// carries the certificate SEI, so a chunk or a clip verifies on its own.
+///
+/// It holds back one frame: a chunk's last frame is written only when the chunk ends, with
+/// the SEI that signs the chunk's last GOP in it, so no chunk leaves a GOP signed only in
+/// the next one. In steady state the frame path allocates nothing: hash lists are recycled
+/// from the worker and packets are copied into buffers that only grow.
+final class MediaSigner {
+    /// A partial GOP is closed after this much capture time.
+    static let maximumGOPMicroseconds: Int64 = 1_000_000
+    /// And after this many slices, which keeps the hash list within its 2-byte TLV length.
+    static let maximumGOPSlices = 1024
+
+    private let worker: SignatureWorker
+    /// The signed certificate SEI (escaped NAL unit), made once.
+    private let certificateNAL: [UInt8]
+    private var chain = NALHashChain()
+    private var hashes: [UInt8] = []
+    private var spareHashes: [[UInt8]] = []
+    private var signed: [SignatureWorker.Signed] = []
+    private var gopStartMicroseconds: Int64?
+    private var gopEndMicroseconds: Int64 = 0
+    private var counter: UInt32 = 0
+    /// Signed SEIs waiting for a frame to ride in: NAL units only, in order.
+    private var pendingNALs: [[UInt8]] = []
+    private let inserter = PacketNALInserter()
+    private var held = HeldPacket()
+    private var released = HeldPacket()
+
+    init(identity: MediaSigningIdentity) {
+        worker = SignatureWorker(key: identity.key)
+        let document = MediaSigningSEI.document(
+            reserved: MediaSigningSEI.sentOnceFlag,
+            tlvs: MediaSigningSEI.cryptoInfoTLV
+                + MediaSigningSEI.vendorInfoTLV(firmware: "allspark-node", serial: identity.nodeName, manufacturer: "AllSpark")
+                + MediaSigningSEI.certificatesTLV(pem: identity.certificatePEM, operatorProvided: identity.operatorProvided))
+        certificateNAL = MediaSigningSEI.nal(document: document, signature: SignatureWorker.signature(of: document, with: identity.key))
+        hashes.reserveCapacity(Self.maximumGOPSlices * MediaSigningSEI.hashBytes)
+        spareHashes.reserveCapacity(16)
+        signed.reserveCapacity(16)
+        pendingNALs.reserveCapacity(16)
+    }
+
+    deinit { worker.stop() }
+
+    /// The most bytes `pass` can add to the next packet: SEIs signed or being signed, and the
+    /// certificate at a chunk start. For the store's reservations.
+    var maximumBytesAddedToNextPacket: Int {
+        let gopSEI = 4 + MediaSigningSEI.maximumEscapedBytes(rawBytes: MediaSigningSEI.gopSEIRawBytes(nalCount: Self.maximumGOPSlices))
+        return 4 + certificateNAL.count + 2 * gopSEI
+    }
+
+    /// Hashes `packet` (capture time `captureMicroseconds`) and holds a copy of it with the
+    /// SEIs ready by now; returns the frame held before (valid until the next call), or nil
+    /// for a chunk's first frame.
+    func pass(_ packet: UnsafeMutablePointer<AVPacket>, captureMicroseconds: Int64, startsChunk: Bool) throws
+        -> UnsafeMutablePointer<AVPacket>?
+    {
+        guard let data = packet.pointee.data, packet.pointee.size > 0 else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: data, count: Int(packet.pointee.size))
+        var startsGOP = false
+        NALHashChain.forEachSlice(in: bytes) { _, first in if first { startsGOP = true } }
+        if let start = gopStartMicroseconds,
+            startsGOP || captureMicroseconds - start >= Self.maximumGOPMicroseconds
+                || hashes.count >= Self.maximumGOPSlices * MediaSigningSEI.hashBytes
+        {
+            closeGOP(partial: !startsGOP)
+        }
+        if gopStartMicroseconds == nil { gopStartMicroseconds = captureMicroseconds }
+        gopEndMicroseconds = captureMicroseconds
+        NALHashChain.forEachSlice(in: bytes) { nal, first in chain.append(slice: nal, startsGOP: first, to: &hashes) }
+        collectSigned()
+        let withSEIs = try insertPending(into: packet, certificate: startsChunk)
+        swap(&held, &released)
+        let previous = released.packet
+        try held.hold(withSEIs)
+        return previous
+    }
+
+    /// Ends the chunk: signs what is not signed yet, waiting for it, and returns the held
+    /// last frame with those SEIs in it (nil when no frame is held).
+    func finishChunk() throws -> UnsafeMutablePointer<AVPacket>? {
+        guard let last = held.packet else { return nil }
+        if gopStartMicroseconds != nil { closeGOP(partial: true) }
+        worker.waitUntilDone()
+        collectSigned()
+        let output = try insertPending(into: last, certificate: false)
+        held.release()
+        return output
+    }
+
+    /// A chunk that ends without `finishChunk` (its file failed or vanished): the held frame is dropped.
+    func abandonChunk() {
+        held.release()
+    }
+
+    private func closeGOP(partial: Bool) {
+        guard let start = gopStartMicroseconds, !hashes.isEmpty else {
+            gopStartMicroseconds = nil
+            return
+        }
+        var next = spareHashes.popLast() ?? []
+        next.reserveCapacity(Self.maximumGOPSlices * MediaSigningSEI.hashBytes)
+        swap(&next, &hashes)
+        worker.submit(
+            .init(
+                partial: partial, startTime: MediaSigningSEI.windowsTime(epochMicroseconds: start),
+                endTime: MediaSigningSEI.windowsTime(epochMicroseconds: gopEndMicroseconds), counter: counter, hashes: next))
+        counter &+= 1
+        gopStartMicroseconds = nil
+    }
+
+    private func collectSigned() {
+        worker.takeSigned(into: &signed)
+        for item in signed {
+            pendingNALs.append(item.nal)
+            spareHashes.append(item.recycledHashes)
+        }
+        signed.removeAll(keepingCapacity: true)
+    }
+
+    private func insertPending(into packet: UnsafeMutablePointer<AVPacket>, certificate: Bool) throws -> UnsafeMutablePointer<AVPacket> {
+        guard certificate || !pendingNALs.isEmpty else { return packet }
+        let added = (certificate ? 4 + certificateNAL.count : 0) + pendingNALs.reduce(0) { $0 + 4 + $1.count }
+        let output = try inserter.inserting(into: packet, maximumAddedBytes: added) { output, framing in
+            var offset = 0
+            func put(_ nal: [UInt8]) {
+                framing.writePrefix(nalBytes: nal.count, to: output + offset)
+                nal.withUnsafeBufferPointer { (output + offset + 4).update(from: $0.baseAddress!, count: nal.count) }
+                offset += 4 + nal.count
+            }
+            if certificate { put(certificateNAL) }
+            for nal in pendingNALs { put(nal) }
+            return offset
+        }
+        // A packet without a slice carries nothing; its SEIs wait for the next.
+        if output != packet { pendingNALs.removeAll(keepingCapacity: true) }
+        return output
+    }
+}
+
+/// A packet copied into a buffer of its own, so it outlives the encoder's and the
+/// inserter's reuse of theirs. The buffer only grows.
+private final class HeldPacket {
+    private var buffer: UnsafeMutablePointer<UInt8>?
+    private var capacity = 0
+    private var storage: UnsafeMutablePointer<AVPacket>? = av_packet_alloc()
+    private(set) var packet: UnsafeMutablePointer<AVPacket>?
+
+    deinit {
+        av_packet_free(&storage)
+        buffer?.deallocate()
+    }
+
+    func hold(_ source: UnsafeMutablePointer<AVPacket>) throws {
+        guard let storage else { throw LibavError("allocating a packet for signing", code: allspark_averror(ENOMEM)) }
+        let size = Int(source.pointee.size)
+        let needed = size + Int(AV_INPUT_BUFFER_PADDING_SIZE)
+        if capacity < needed {
+            buffer?.deallocate()
+            capacity = needed + needed / 2
+            buffer = .allocate(capacity: capacity)
+        }
+        buffer!.update(from: source.pointee.data, count: size)
+        (buffer! + size).update(repeating: 0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE))
+        storage.pointsAt(buffer!, size: size, withTimingOf: source)
+        packet = storage
+    }
+
+    func release() { packet = nil }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import Testing
+@testable import AllSparkNode
+
+/// Signed footage (ONVIF Media Signing): the node's key file, and chunks recorded by the
+/// real recorder checked by `MediaSigningVerifier`, untouched and tampered with.
+@Suite(.serialized)
+struct MediaSigningTests {
+    struct Recording: Sendable {
+        let store: URL
+        let chunks: [String]
+        let identity: MediaSigningIdentity
+    }
+
+    /// One recording shared by the tests: 5 s of the test pattern in 2 s chunks, signed.
+    private actor SharedRecording {
+        private var recording: Recording?
+
+        func get() async throws -> Recording {
+            if let recording { return recording }
+            let store = try TestFiles.makeDirectory("signing")
+            let identity = try MediaSigningIdentity.load(storeDirectory: store.path, configuredCertificate: "", nodeName: "signing-test")
+            let video = try TestFiles.makeTestVideo(seconds: 5)
+            let harness = try RecorderHarness(
+                config: RecorderHarness.config(source: video.path, store: store, chunkMs: 2000), storeDirectory: store, signing: identity)
+            try await harness.run()
+            let made = Recording(store: store, chunks: harness.savedChunks.map { store.appendingPathComponent($0.fileName).path }, identity: identity)
+            recording = made
+            return made
+        }
+    }
+
+    private static let shared = SharedRecording()
+
+    private func recorded() async throws -> Recording {
+        let recording = try await Self.shared.get()
+        try #require(recording.chunks.count >= 2, "the recording made \(recording.chunks.count) chunks")
+        return recording
+    }
+
+    /// The chunk's access units as stored (length-prefixed NAL units), in decode order.
+    private func accessUnits(_ path: String) throws -> [[UInt8]] {
+        let reader = try ChunkReader(path: path)
+        var units: [[UInt8]] = []
+        reader.forEachPacket { packet in
+            units.append(Array(UnsafeRawBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))))
+        }
+        return units
+    }
+
+    /// The NAL units of a length-prefixed access unit.
+    private func nals(_ unit: [UInt8]) -> [[UInt8]] {
+        var result: [[UInt8]] = []
+        unit.withUnsafeBytes { bytes in
+            H264Framing.lengthPrefixed.forEachNAL(in: bytes) { _, nal in
+                result.append(Array(nal))
+                return true
+            }
+        }
+        return result
+    }
+
+    private func unit(_ nals: [[UInt8]]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for nal in nals {
+            bytes.appendBigEndian(UInt64(nal.count), bytes: 4)
+            bytes += nal
+        }
+        return bytes
+    }
+
+    private func isSigningSEI(_ nal: [UInt8]) -> Bool {
+        nal.withUnsafeBytes { MediaSigningSEI.parse(nal: $0) != nil }
+    }
+
+    private func verify(_ units: [[UInt8]], certificate: String? = nil) throws -> SignedFootageReport {
+        try MediaSigningVerifier.verify(accessUnits: units, file: "test", trustedCertificatePEM: certificate)
+    }
+
+    // MARK: Untouched footage
+
+    @Test("every recorded chunk verifies valid on its own: all its GOPs signed, no unsigned tail, its own times")
+    func chunksVerify() async throws {
+        let recording = try await recorded()
+        for chunk in recording.chunks {
+            let report = try MediaSigningVerifier.verify(path: chunk)
+            #expect(report.status == .valid, "\(chunk): \(report.problems)")
+            #expect(report.signedGOPs >= 1 && report.validGOPs == report.signedGOPs)
+            #expect(report.unsignedTailSlices == 0 && report.unsignedHeadSlices == 0)
+            #expect(report.certificateFingerprint == recording.identity.fingerprint)
+            let probe = try StreamTimeProbe.read(path: chunk)
+            #expect(report.firstSignedMs == probe.firstFrameMs && report.lastSignedMs == probe.lastFrameMs)
+        }
+    }
+
+    @Test("an ffmpeg -c copy remux, and chunks joined by ffmpeg's concat demuxer, verify valid")
+    func remuxAndJoinVerify() async throws {
+        let recording = try await recorded()
+        let directory = try TestFiles.makeDirectory("signing-remux")
+        let remuxed = directory.appendingPathComponent("remuxed.mov").path
+        let copied = try TestFiles.run("/usr/bin/ffmpeg", ["-v", "error", "-i", recording.chunks[0], "-c", "copy", remuxed])
+        try #require(copied.status == 0, "\(copied.output)")
+        let remuxReport = try MediaSigningVerifier.verify(path: remuxed)
+        #expect(remuxReport.status == .valid && remuxReport.validGOPs == remuxReport.signedGOPs, "\(remuxReport.problems)")
+
+        let joined = try concatenate(recording.chunks, in: directory, name: "joined.mp4")
+        let joinedReport = try MediaSigningVerifier.verify(path: joined, trustedCertificatePEM: recording.identity.certificatePEM)
+        #expect(joinedReport.status == .valid, "\(joinedReport.problems)")
+        let parts = try recording.chunks.map { try MediaSigningVerifier.verify(path: $0) }
+        #expect(joinedReport.signedGOPs == parts.reduce(0) { $0 + $1.signedGOPs })
+    }
+
+    // MARK: Tampering
+
+    @Test("one flipped byte in a slice makes exactly its GOP invalid")
+    func flippedByte() async throws {
+        var units = try accessUnits(try await recorded().chunks[0])
+        // A P-frame well inside the chunk, not carrying a signing SEI.
+        let target = try #require((units.count / 2..<units.count).first { !nals(units[$0]).contains(where: isSigningSEI) })
+        var parts = nals(units[target])
+        let slice = try #require(parts.firstIndex { H264Framing.isSlice($0[0]) })
+        parts[slice][parts[slice].count / 2] ^= 0x40
+        units[target] = unit(parts)
+        let report = try verify(units)
+        #expect(report.status == .invalid)
+        #expect(report.problems.count == 1 && report.problems.first?.kind == .invalid, "\(report.problems)")
+        #expect(report.validGOPs == report.signedGOPs - 1)
+    }
+
+    @Test("a dropped frame is caught as missing from its GOP")
+    func droppedFrame() async throws {
+        var units = try accessUnits(try await recorded().chunks[0])
+        // A P-frame: a dropped IDR takes its whole GOP's hashes with it (caught too, as changed).
+        let target = try #require(
+            (units.count / 2..<units.count).first { index in
+                !nals(units[index]).contains { isSigningSEI($0) || $0[0] & 0x1F == 5 }
+            })
+        units.remove(at: target)
+        let report = try verify(units)
+        #expect(report.status == .invalid)
+        #expect(report.problems.contains { $0.kind == .missing }, "\(report.problems)")
+    }
+
+    @Test("a dropped signing SEI is caught as a missing GOP")
+    func droppedSEI() async throws {
+        var units = try accessUnits(try await recorded().chunks[0])
+        let carriers = units.indices.filter { nals(units[$0]).contains(where: isSigningSEI) }
+        // Not the first (the certificate) nor the last: a GOP SEI in the middle.
+        let target = carriers[carriers.count / 2]
+        units[target] = unit(nals(units[target]).filter { !isSigningSEI($0) })
+        let report = try verify(units)
+        #expect(report.status == .invalid)
+        #expect(report.problems.contains { $0.kind == .missing }, "\(report.problems)")
+    }
+
+    @Test("two chunks joined in the wrong order are caught")
+    func swappedChunks() async throws {
+        let recording = try await recorded()
+        let units = try accessUnits(recording.chunks[1]) + accessUnits(recording.chunks[0])
+        let report = try verify(units)
+        #expect(report.status == .invalid, "\(report.problems)")
+    }
+
+    @Test("a chunk signed by another node's key is invalid against this node's certificate")
+    func anotherKey() async throws {
+        let recording = try await recorded()
+        let otherStore = try TestFiles.makeDirectory("signing-other")
+        let other = try MediaSigningIdentity.load(storeDirectory: otherStore.path, configuredCertificate: "", nodeName: "other")
+        let chunk = recording.chunks[0]
+        #expect(try MediaSigningVerifier.verify(path: chunk, trustedCertificatePEM: recording.identity.certificatePEM).status == .valid)
+        let report = try MediaSigningVerifier.verify(path: chunk, trustedCertificatePEM: other.certificatePEM)
+        #expect(report.status == .invalid && report.validGOPs == 0)
+        #expect(report.problems.contains { $0.reason.contains("another certificate") })
+    }
+
+    @Test("unsigned footage says so")
+    func unsignedFootage() throws {
+        let video = try TestFiles.makeTestVideo(seconds: 1)
+        #expect(try MediaSigningVerifier.verify(path: video.path).status == .unsigned)
+    }
+
+    // MARK: The key file
+
+    @Test("the key is made once, 0600, and read back the same")
+    func keyMadeOnce() throws {
+        let store = try TestFiles.makeDirectory("signing-key")
+        let first = try MediaSigningIdentity.load(storeDirectory: store.path, configuredCertificate: "", nodeName: "n")
+        let file = SigningKeyFile(storeDirectory: store.path)
+        #expect(first.keyCreated && file.file.mode == 0o600)
+        let second = try MediaSigningIdentity.load(storeDirectory: store.path, configuredCertificate: "", nodeName: "n")
+        #expect(!second.keyCreated && second.fingerprint == first.fingerprint)
+    }
+
+    @Test("a key file that is not 0600, or is torn, stops the node with an error naming it; no new key is made")
+    func badKeyFileStops() throws {
+        let store = try TestFiles.makeDirectory("signing-bad-key")
+        _ = try MediaSigningIdentity.load(storeDirectory: store.path, configuredCertificate: "", nodeName: "n")
+        let file = SigningKeyFile(storeDirectory: store.path)
+        let original = try String(contentsOfFile: file.path, encoding: .utf8)
+
+        chmod(file.path, 0o644)
+        let loose = #expect(throws: SigningKeyFile.Problem.self) {
+            try MediaSigningIdentity.load(storeDirectory: store.path, configuredCertificate: "", nodeName: "n")
+        }
+        #expect(loose?.description.contains(file.path) == true && loose?.description.contains("644") == true)
+
+        chmod(file.path, 0o600)
+        try String(original.prefix(original.count / 2)).write(toFile: file.path, atomically: false, encoding: .utf8)
+        let torn = #expect(throws: SigningKeyFile.Problem.self) {
+            try MediaSigningIdentity.load(storeDirectory: store.path, configuredCertificate: "", nodeName: "n")
+        }
+        #expect(torn?.description.contains(file.path) == true && torn?.description.contains("torn") == true)
+        #expect(try String(contentsOfFile: file.path, encoding: .utf8) == String(original.prefix(original.count / 2)))
+    }
+
+    @Test("a configured certificate for another key is refused")
+    func foreignConfiguredCertificate() throws {
+        let store = try TestFiles.makeDirectory("signing-configured")
+        let other = try TestFiles.makeDirectory("signing-configured-other")
+        let otherIdentity = try MediaSigningIdentity.load(storeDirectory: other.path, configuredCertificate: "", nodeName: "o")
+        let certificate = other.appendingPathComponent("other.pem").path
+        try otherIdentity.certificatePEM.write(toFile: certificate, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigError.self) {
+            try MediaSigningIdentity.load(storeDirectory: store.path, configuredCertificate: certificate, nodeName: "n")
+        }
+    }
+
+    private func concatenate(_ files: [String], in directory: URL, name: String) throws -> String {
+        let list = directory.appendingPathComponent(name + ".txt")
+        try files.map { "file '\($0)'" }.joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+        let output = directory.appendingPathComponent(name).path
+        let result = try TestFiles.run("/usr/bin/ffmpeg", ["-v", "error", "-f", "concat", "-safe", "0", "-i", list.path, "-c", "copy", output])
+        guard result.status == 0 else { throw TestFailure("ffmpeg concat failed: \(result.output)") }
+        return output
+    }
+}
