@@ -9,6 +9,7 @@ struct MediaSigningTests {
     struct Recording: Sendable {
         let store: URL
         let chunks: [String]
+        let records: [ChunkRecord]
         let identity: MediaSigningIdentity
     }
 
@@ -24,7 +25,9 @@ struct MediaSigningTests {
             let harness = try RecorderHarness(
                 config: RecorderHarness.config(source: video.path, store: store, chunkMs: 2000), storeDirectory: store, signing: identity)
             try await harness.run()
-            let made = Recording(store: store, chunks: harness.savedChunks.map { store.appendingPathComponent($0.fileName).path }, identity: identity)
+            let records = harness.savedChunks
+            let made = Recording(
+                store: store, chunks: records.map { store.appendingPathComponent($0.fileName).path }, records: records, identity: identity)
             recording = made
             return made
         }
@@ -108,6 +111,23 @@ struct MediaSigningTests {
         #expect(joinedReport.status == .valid, "\(joinedReport.problems)")
         let parts = try recording.chunks.map { try MediaSigningVerifier.verify(path: $0) }
         #expect(joinedReport.signedGOPs == parts.reduce(0) { $0 + $1.signedGOPs })
+    }
+
+    @Test("a clip cut mid-chunk across chunks (/api/clip's exporter) verifies on its own, its last GOP signed too")
+    func clipVerifies() async throws {
+        let recording = try await recorded()
+        let directory = try TestFiles.makeDirectory("signing-clip")
+        let clip = directory.appendingPathComponent("clip.mp4").path
+        let start = recording.records[0].startMs + 1200
+        let end = recording.records[1].startMs + 1500
+        let summary = try ClipExporter.export(
+            chunks: Array(recording.records.prefix(2)), storeDirectory: recording.store, startMs: start, endMs: end, to: clip)
+        let report = try MediaSigningVerifier.verify(path: clip)
+        #expect(report.status == .valid, "\(report.problems)")
+        #expect(report.signedGOPs >= 2 && report.validGOPs == report.signedGOPs)
+        #expect(report.unsignedTailSlices == 0 && report.unsignedHeadSlices == 0)
+        #expect(report.certificateFingerprint == recording.identity.fingerprint)
+        #expect(report.firstSignedMs == summary.firstFrameMs && report.lastSignedMs == summary.lastFrameMs)
     }
 
     // MARK: Tampering

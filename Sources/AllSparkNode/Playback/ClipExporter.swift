@@ -42,6 +42,8 @@ public enum ClipExporter {
         guard let held else { throw LibavError("allocating a packet", code: allspark_averror(ENOMEM)) }
         var holding = false
         var frameDurationMs: Int64 = 1
+        let signatures = ClipSignatures()
+        var collectingSignatures = true
 
         for chunk in chunks where !finished {
             let reader = try ChunkReader(path: path(of: chunk))
@@ -52,7 +54,10 @@ public enum ClipExporter {
             referenceParameters = size
             var chunkFirstPts: Int64?
             try reader.forEachPacket { packet in
-                guard !finished else { return }
+                guard !finished else {
+                    if collectingSignatures { collectingSignatures = signatures.observeAfterClip(packet, clipEndMs: lastFrameMs) }
+                    return
+                }
                 let pts = av_rescale_q(packet.pointee.pts, reader.timeBase, millisecond)
                 let dts = av_rescale_q(packet.pointee.dts, reader.timeBase, millisecond)
                 let firstPts = chunkFirstPts ?? pts
@@ -61,11 +66,17 @@ public enum ClipExporter {
                 let isKeyframe = packet.pointee.flags & AV_PKT_FLAG_KEY != 0
                 if isKeyframe && frameMs >= endMs && frames > 0 {
                     finished = true
+                    collectingSignatures = signatures.observeAfterClip(packet, clipEndMs: lastFrameMs)
                     return
                 }
-                guard muxer != nil || (isKeyframe && frameMs >= startKeyframeMs) else { return }
+                guard muxer != nil || (isKeyframe && frameMs >= startKeyframeMs) else {
+                    signatures.observeBeforeClip(packet)
+                    return
+                }
+                var packet = packet
                 if muxer == nil {
                     muxer = try FragmentedMuxer(path: outputPath, format: .mp4, codecParameters: parameters, layout: .progressive)
+                    packet = try signatures.firstPacket(packet)
                 }
                 packet.pointee.pts = frameMs - startKeyframeMs
                 packet.pointee.dts = max(chunk.startMs + dts - firstPts - startKeyframeMs, lastDts + 1)
@@ -83,7 +94,7 @@ public enum ClipExporter {
         }
         guard let muxer, frames > 0 else { throw Failure.noFrames }
         held.pointee.duration = max(held.pointee.duration, lastFrameMs - startKeyframeMs + frameDurationMs - held.pointee.dts)
-        try muxer.write(held)
+        try muxer.write(signatures.lastPacket(held))
         try muxer.finish()
         return Summary(frames: frames, firstFrameMs: firstFrameMs, lastFrameMs: lastFrameMs)
     }

@@ -19,6 +19,13 @@ enum H264Framing {
         for index in 0..<4 { output[index] = UInt8(truncatingIfNeeded: prefix >> (24 - 8 * UInt32(index))) }
     }
 
+    /// Writes `nal` (escaped, header byte first) with its framing; returns the bytes written.
+    func writeNAL(_ nal: [UInt8], to output: UnsafeMutablePointer<UInt8>) -> Int {
+        writePrefix(nalBytes: nal.count, to: output)
+        nal.withUnsafeBufferPointer { (output + 4).update(from: $0.baseAddress!, count: nal.count) }
+        return 4 + nal.count
+    }
+
     /// Calls `body` with each NAL unit's offset where its framing starts, and its bytes
     /// (header byte first), until `body` returns false. Returns false when the lengths do
     /// not add up to the packet.

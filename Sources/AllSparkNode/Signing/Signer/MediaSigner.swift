@@ -129,14 +129,8 @@ final class MediaSigner {
         guard certificate || !pendingNALs.isEmpty else { return packet }
         let added = (certificate ? 4 + certificateNAL.count : 0) + pendingNALs.reduce(0) { $0 + 4 + $1.count }
         let output = try inserter.inserting(into: packet, maximumAddedBytes: added) { output, framing in
-            var offset = 0
-            func put(_ nal: [UInt8]) {
-                framing.writePrefix(nalBytes: nal.count, to: output + offset)
-                nal.withUnsafeBufferPointer { (output + offset + 4).update(from: $0.baseAddress!, count: nal.count) }
-                offset += 4 + nal.count
-            }
-            if certificate { put(certificateNAL) }
-            for nal in pendingNALs { put(nal) }
+            var offset = certificate ? framing.writeNAL(certificateNAL, to: output) : 0
+            for nal in pendingNALs { offset += framing.writeNAL(nal, to: output + offset) }
             return offset
         }
         // A packet without a slice carries nothing; its SEIs wait for the next.

@@ -1,0 +1,63 @@
+import CFFmpeg
+
+/// Keeps a clip cut out of signed chunks verifiable on its own, as the spec advises for
+/// exports: the certificate SEI, which only opens each chunk, is copied into the clip's
+/// first frame when the clip starts later; and the SEIs signing the clip's last GOP, which
+/// the recorder put in frames after the cut, are moved into the clip's last frame. SEIs are
+/// not hashed, so neither move changes anything signed.
+final class ClipSignatures {
+    private var certificateNAL: [UInt8]?
+    private var trailingNALs: [[UInt8]] = []
+    private let inserter = PacketNALInserter()
+
+    /// A frame before the clip: its certificate SEI, if it has one, is the latest.
+    func observeBeforeClip(_ packet: UnsafeMutablePointer<AVPacket>) {
+        forEachSigningSEI(in: packet) { nal, parsed in
+            if parsed.isSentOnce { certificateNAL = nal }
+        }
+    }
+
+    /// A frame after the clip: keeps the GOP SEIs that sign footage from before `clipEndMs`.
+    /// Returns false once it has seen one for a GOP from `clipEndMs` on (no more can follow).
+    func observeAfterClip(_ packet: UnsafeMutablePointer<AVPacket>, clipEndMs: Int64) -> Bool {
+        var more = true
+        forEachSigningSEI(in: packet) { nal, parsed in
+            guard let info = parsed.gopInfo else { return }
+            if MediaSigningSEI.epochMs(windowsTime: info.startTime) <= clipEndMs {
+                trailingNALs.append(nal)
+            } else {
+                more = false
+            }
+        }
+        return more
+    }
+
+    /// The clip's first frame, with the certificate SEI when it lacks one.
+    func firstPacket(_ packet: UnsafeMutablePointer<AVPacket>) throws -> UnsafeMutablePointer<AVPacket> {
+        var hasCertificate = false
+        forEachSigningSEI(in: packet) { _, parsed in hasCertificate = hasCertificate || parsed.isSentOnce }
+        guard !hasCertificate, let certificateNAL else { return packet }
+        return try insert([certificateNAL], into: packet)
+    }
+
+    /// The clip's last frame, with the SEIs that sign the clip's end.
+    func lastPacket(_ packet: UnsafeMutablePointer<AVPacket>) throws -> UnsafeMutablePointer<AVPacket> {
+        guard !trailingNALs.isEmpty else { return packet }
+        return try insert(trailingNALs, into: packet)
+    }
+
+    private func insert(_ nals: [[UInt8]], into packet: UnsafeMutablePointer<AVPacket>) throws -> UnsafeMutablePointer<AVPacket> {
+        try inserter.inserting(into: packet, maximumAddedBytes: nals.reduce(0) { $0 + 4 + $1.count }) { output, framing in
+            nals.reduce(0) { offset, nal in offset + framing.writeNAL(nal, to: output + offset) }
+        }
+    }
+
+    private func forEachSigningSEI(in packet: UnsafeMutablePointer<AVPacket>, _ body: ([UInt8], MediaSigningSEI.Parsed) -> Void) {
+        guard let data = packet.pointee.data else { return }
+        let bytes = UnsafeRawBufferPointer(start: data, count: Int(packet.pointee.size))
+        H264Framing.of(bytes).forEachNAL(in: bytes) { _, nal in
+            if let parsed = MediaSigningSEI.parse(nal: nal) { body(Array(nal), parsed) }
+            return true
+        }
+    }
+}
