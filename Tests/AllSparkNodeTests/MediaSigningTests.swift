@@ -94,6 +94,11 @@ struct MediaSigningTests {
             let probe = try StreamTimeProbe.read(path: chunk)
             #expect(report.firstSignedMs == probe.firstFrameMs && report.lastSignedMs == probe.lastFrameMs)
         }
+        // The signing SEIs leave the chunk as ordinary for players as before, time stamps included.
+        for record in recording.records {
+            let times = try #require(TimestampsFile.read(path: recording.store.appendingPathComponent(record.timestampsFileName).path))
+            try FinishedChunkCheck.expectFinished(recording.store.appendingPathComponent(record.fileName).path, frameTimesMs: times, fps: 30)
+        }
     }
 
     @Test("an ffmpeg -c copy remux, and chunks joined by ffmpeg's concat demuxer, verify valid")

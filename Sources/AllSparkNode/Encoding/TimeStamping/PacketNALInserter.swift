@@ -14,12 +14,21 @@ final class PacketNALInserter {
         buffer?.deallocate()
     }
 
+    /// Where the added NAL units go.
+    enum Position {
+        case beforeFirstSlice
+        /// Ahead of the SEIs already there too. GStreamer's h264parse hands on the last SEI
+        /// of an access unit first, and readers that take the first see the time stamp only
+        /// when it comes last.
+        case beforeFirstSEIOrSlice
+    }
+
     /// `source` with what `write` puts at the given pointer (at most `maximumAddedBytes`,
-    /// NAL units each with its 4-byte framing; returns how many bytes) before its first slice.
+    /// NAL units each with its 4-byte framing; returns how many bytes) at `position`.
     /// Valid until the next call; `source` itself is unchanged. A packet without a slice,
     /// or whose NAL lengths do not add up, is returned as it is.
     func inserting(
-        into source: UnsafeMutablePointer<AVPacket>, maximumAddedBytes: Int,
+        into source: UnsafeMutablePointer<AVPacket>, at position: Position = .beforeFirstSlice, maximumAddedBytes: Int,
         _ write: (_ output: UnsafeMutablePointer<UInt8>, _ framing: H264Framing) -> Int
     ) throws -> UnsafeMutablePointer<AVPacket> {
         guard let packet else { throw LibavError("allocating a packet for SEI", code: allspark_averror(ENOMEM)) }
@@ -27,12 +36,16 @@ final class PacketNALInserter {
         let data = UnsafeRawBufferPointer(start: sourceData, count: Int(source.pointee.size))
         let framing = H264Framing.of(data)
         var sliceOffset: Int?
+        var seiOffset: Int?
         let consistent = framing.forEachNAL(in: data) { offset, nal in
-            guard let header = nal.first, H264Framing.isSlice(header) else { return true }
+            guard let header = nal.first else { return true }
+            if header & 0x1F == 6, seiOffset == nil { seiOffset = offset }
+            guard H264Framing.isSlice(header) else { return true }
             sliceOffset = offset
             return false
         }
-        guard consistent, let sliceOffset else { return source }
+        guard consistent, var sliceOffset else { return source }
+        if position == .beforeFirstSEIOrSlice, let seiOffset { sliceOffset = seiOffset }
         let output = reserve(data.count + maximumAddedBytes + Int(AV_INPUT_BUFFER_PADDING_SIZE))
         output.update(from: sourceData, count: sliceOffset)
         let added = write(output + sliceOffset, framing)

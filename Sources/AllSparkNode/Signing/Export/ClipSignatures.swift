@@ -47,7 +47,7 @@ final class ClipSignatures {
     }
 
     private func insert(_ nals: [[UInt8]], into packet: UnsafeMutablePointer<AVPacket>) throws -> UnsafeMutablePointer<AVPacket> {
-        try inserter.inserting(into: packet, maximumAddedBytes: nals.reduce(0) { $0 + 4 + $1.count }) { output, framing in
+        try inserter.inserting(into: packet, at: .beforeFirstSEIOrSlice, maximumAddedBytes: nals.reduce(0) { $0 + 4 + $1.count }) { output, framing in
             nals.reduce(0) { offset, nal in offset + framing.writeNAL(nal, to: output + offset) }
         }
     }
