@@ -49,7 +49,8 @@ def record(binary, arguments, out):
         footage = sum(path.stat().st_size for path in chunks)
         frames = sum(len((store / (path.name.replace("chunk_", "timestamps_").rsplit(".", 1)[0] + ".txt")).read_text().split())
                      for path in chunks)
-        verify = subprocess.run([str(REPO / ".build/debug/allspark-node"), "verify", str(store), "--json"], capture_output=True, text=True)
+        verify = subprocess.run([str(REPO / ".build/debug/allspark-node"), "verify", str(store), "--json"], capture_output=True, text=True,
+                                stdin=subprocess.DEVNULL)
         reports = json.loads(verify.stdout or "[]")
     return {"cpu": cpu / wall, "bytesPerFrame": footage / max(frames, 1), "frames": frames,
             "dropped": recorder["framesDropped"], "statuses": sorted({report["status"] for report in reports}),

@@ -45,6 +45,11 @@ struct CrashSafetyTests {
         #expect(lines.count == chunk.frameCount && lines.first == chunk.startMs && lines.last == chunk.endMs)
         // Recovered chunks are finished like the others, their time stamps kept (issue 31).
         try FinishedChunkCheck.expectFinished(storeURL.appendingPathComponent(chunk.fileName).path, frameTimesMs: lines, fps: 30)
+        // Its signed part verifies; the frames after its last signing SEI are named unsigned, not invalid (issue 32).
+        let signatures = try MediaSigningVerifier.verify(path: storeURL.appendingPathComponent(chunk.fileName).path)
+        #expect(signatures.status == .valid, "\(signatures.problems)")
+        #expect(signatures.signedGOPs >= 2 && signatures.validGOPs == signatures.signedGOPs)
+        #expect(signatures.unsignedTailSlices > 0 && signatures.firstSignedMs == chunk.startMs)
     }
 
     @Test("SIGTERM finishes the current chunk cleanly and exits 0")

@@ -4,7 +4,7 @@ import { formatAgo, formatCount } from './format.js';
 import { nodeNowMs } from './node-clock.js';
 
 export function showRecorder(status) {
-  const { recorder, privacy } = status;
+  const { recorder, privacy, signing } = status;
   const badge = byId('recording-badge');
   badge.hidden = false;
   badge.textContent = recorder.recording ? '● REC' : '■ Not recording';
@@ -27,6 +27,8 @@ export function showRecorder(status) {
     // Ended before their length so a request could have the freshest footage (absent from older nodes).
     ...(recorder.chunksCutEarly == null ? [] : [['Chunks cut early', formatCount(recorder.chunksCutEarly)]]),
     ['Last frame', formatAgo(recorder.lastFrameMs, nodeNowMs())],
+    // The certificate the footage is signed under (`allspark-node verify`; absent from older nodes).
+    ...(signing ? [['Signing certificate (SHA-256)', signing.fingerprint]] : []),
   ]);
 }
 
