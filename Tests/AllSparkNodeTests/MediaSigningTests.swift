@@ -204,6 +204,17 @@ struct MediaSigningTests {
         #expect(try MediaSigningVerifier.verify(path: video.path).status == .unsigned)
     }
 
+    @Test("a stored access unit whose first NAL unit is 256–511 bytes (it begins 00 00 01) is read by its lengths")
+    func framingOfALongFirstNAL() {
+        let sei = [UInt8](repeating: 0x06, count: 300)
+        let slice: [UInt8] = [0x65, 0x88, 0x84, 0x00]
+        let stored = unit([sei, slice])
+        #expect(stored.prefix(3) == [0, 0, 1])
+        stored.withUnsafeBytes { #expect(H264Framing.of($0) == .lengthPrefixed) }
+        let annexB: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 0, 1] + slice
+        annexB.withUnsafeBytes { #expect(H264Framing.of($0) == .annexB) }
+    }
+
     // MARK: The key file
 
     @Test("the key is made once, 0600, and read back the same")

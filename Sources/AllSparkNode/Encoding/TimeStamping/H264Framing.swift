@@ -4,7 +4,10 @@ enum H264Framing {
     case annexB
     case lengthPrefixed
 
+    /// Lengths that add up to the packet win over a leading start code: a stored packet
+    /// whose first NAL unit is 256–511 bytes long (a signing SEI can be) begins 00 00 01.
     static func of(_ data: UnsafeRawBufferPointer) -> H264Framing {
+        if data.count > 0, H264Framing.lengthPrefixed.forEachNAL(in: data, { _, _ in true }) { return .lengthPrefixed }
         if data.count >= 4, data[0] == 0, data[1] == 0, data[2] == 1 || (data[2] == 0 && data[3] == 1) { return .annexB }
         return .lengthPrefixed
     }

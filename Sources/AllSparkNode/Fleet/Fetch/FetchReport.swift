@@ -45,6 +45,22 @@ public struct FetchReport: Sendable, Codable {
     public struct FileEntry: Sendable, Codable {
         public var file: String
         public var bytes: Int64
+        /// The media signatures as fetched (`MediaSigningVerifier`, against the file's own certificate).
+        public var signature: SignatureCheck?
+    }
+
+    /// What `allspark-node verify` says about a fetched file; details with `verify FILE`.
+    public struct SignatureCheck: Sendable, Codable, Equatable {
+        public var status: SignedFootageReport.Status
+        /// SHA-256 fingerprint of the certificate that signed it.
+        public var certificate: String?
+        public var problems: Int
+
+        /// The check of the file at `path`; nil when it cannot be read.
+        static func of(_ path: String) -> SignatureCheck? {
+            guard let report = try? MediaSigningVerifier.verify(path: path) else { return nil }
+            return SignatureCheck(status: report.status, certificate: report.certificateFingerprint, problems: report.problems.count)
+        }
     }
 
     public struct ChunkEntry: Sendable, Codable {
@@ -59,6 +75,8 @@ public struct FetchReport: Sendable, Codable {
         public var source: Source
         /// Present when checked against the archive's manifest.
         public var sha256: String?
+        /// Absent when only the node's clip of the range was fetched.
+        public var signature: SignatureCheck?
     }
 
     public struct Gap: Sendable, Codable, Equatable {

@@ -123,7 +123,7 @@ struct NodeFetch: Sendable {
 
     /// One chunk: from the node while it answers, else (or when the node fails) from the bucket.
     private func fetch(_ item: Wanted, from nodeSource: NodeSource?, answering: NodeAnswering, clipMade: Bool) async -> Outcome {
-        if clipMade, item.onNode || item.nodeArchive { return .fetched(entry(item.record, source: .node, sha256: nil)) }
+        if clipMade, item.onNode || item.nodeArchive { return .fetched(entry(item.record, source: .node, sha256: nil, fetched: false)) }
         var errors: [String] = []
         if let nodeSource, answering.now, item.onNode || (item.nodeArchive && bucket == nil) {
             do {
@@ -149,10 +149,12 @@ struct NodeFetch: Sendable {
         return .failed(item.record, errors.isEmpty ? "held only by the node, which stopped answering" : errors.joined(separator: "; "))
     }
 
-    private func entry(_ record: ChunkRecord, source: FetchReport.ChunkEntry.Source, sha256: String?) -> FetchReport.ChunkEntry {
+    /// `fetched`: the chunk file is in the folder, so its signatures are checked.
+    private func entry(_ record: ChunkRecord, source: FetchReport.ChunkEntry.Source, sha256: String?, fetched: Bool = true) -> FetchReport.ChunkEntry {
         FetchReport.ChunkEntry(
             file: record.fileName, timestampsFile: record.timestampsFileName, startMs: record.startMs, endMs: record.endMs,
-            frames: record.frameCount, bytes: record.chunkBytes, timestampsBytes: record.timestampsBytes, source: source, sha256: sha256)
+            frames: record.frameCount, bytes: record.chunkBytes, timestampsBytes: record.timestampsBytes, source: source, sha256: sha256,
+            signature: fetched ? .of(folder.appendingPathComponent(record.fileName).path) : nil)
     }
 
     private func fetchFromNode(_ item: Wanted, _ source: NodeSource) async throws -> FetchReport.ChunkEntry {
@@ -193,7 +195,7 @@ struct NodeFetch: Sendable {
             throw NodeSource.Refused(description: "/api/clip answered without a length", answered: true)
         }
         try await part.fetch(size: length, sha256: nil, progress: progress) { _ in (response.body, false) }
-        return FetchReport.FileEntry(file: name, bytes: length)
+        return FetchReport.FileEntry(file: name, bytes: length, signature: .of(folder.appendingPathComponent(name).path))
     }
 }
 

@@ -1,6 +1,6 @@
 /// What `allspark-node verify` says about one file.
 public struct SignedFootageReport: Sendable, Encodable, Equatable {
-    public enum Status: String, Sendable, Encodable {
+    public enum Status: String, Sendable, Codable {
         /// Every signed GOP checks out and none is missing (an unsigned tail may follow).
         case valid
         /// Something signed was changed, reordered, dropped, or signed by another key.
