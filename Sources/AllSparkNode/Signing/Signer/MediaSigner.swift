@@ -49,11 +49,22 @@ final class MediaSigner {
 
     deinit { worker.stop() }
 
-    /// The most bytes `pass` can add to the next packet: SEIs signed or being signed, and the
-    /// certificate at a chunk start. For the store's reservations.
+    /// Bound on the SEIs handed to the worker and not yet in a frame, and the part of it
+    /// that `pendingNALs` account for.
+    private var submittedBytesBound = 0
+    private var pendingBytesBound = 0
+    /// The slices a packet may add to the open GOP before the bound below is asked again.
+    private static let slicesPerPacketAllowance = 16
+
+    /// The most bytes `pass` (or `finishChunk`) can add to the next packet: the certificate,
+    /// the SEIs signed or being signed, and the open GOP's. For the store's reservations.
     var maximumBytesAddedToNextPacket: Int {
-        let gopSEI = 4 + MediaSigningSEI.maximumEscapedBytes(rawBytes: MediaSigningSEI.gopSEIRawBytes(nalCount: Self.maximumGOPSlices))
-        return 4 + certificateNAL.count + 2 * gopSEI
+        let openSlices = hashes.count / MediaSigningSEI.hashBytes + Self.slicesPerPacketAllowance
+        return 4 + certificateNAL.count + submittedBytesBound + Self.seiBytesBound(slices: openSlices)
+    }
+
+    private static func seiBytesBound(slices: Int) -> Int {
+        4 + MediaSigningSEI.maximumEscapedBytes(rawBytes: MediaSigningSEI.gopSEIRawBytes(nalCount: slices))
     }
 
     /// Hashes `packet` (capture time `captureMicroseconds`) and holds a copy of it with the
@@ -108,6 +119,7 @@ final class MediaSigner {
         var next = spareHashes.popLast() ?? []
         next.reserveCapacity(Self.maximumGOPSlices * MediaSigningSEI.hashBytes)
         swap(&next, &hashes)
+        submittedBytesBound += Self.seiBytesBound(slices: next.count / MediaSigningSEI.hashBytes)
         worker.submit(
             .init(
                 partial: partial, startTime: MediaSigningSEI.windowsTime(epochMicroseconds: start),
@@ -120,6 +132,7 @@ final class MediaSigner {
         worker.takeSigned(into: &signed)
         for item in signed {
             pendingNALs.append(item.nal)
+            pendingBytesBound += Self.seiBytesBound(slices: item.slices)
             spareHashes.append(item.recycledHashes)
         }
         signed.removeAll(keepingCapacity: true)
@@ -134,7 +147,11 @@ final class MediaSigner {
             return offset
         }
         // A packet without a slice carries nothing; its SEIs wait for the next.
-        if output != packet { pendingNALs.removeAll(keepingCapacity: true) }
+        if output != packet {
+            submittedBytesBound -= pendingBytesBound
+            pendingBytesBound = 0
+            pendingNALs.removeAll(keepingCapacity: true)
+        }
         return output
     }
 }

@@ -19,6 +19,8 @@ final class SignatureWorker: Sendable {
     struct Signed: Sendable {
         var nal: [UInt8]
         var recycledHashes: [UInt8]
+        /// How many slices it signs.
+        var slices: Int
     }
 
     private struct State {
@@ -75,9 +77,10 @@ final class SignatureWorker: Sendable {
             while let job = nextJob() {
                 let nal = sign(job)
                 var hashes = job.hashes
+                let slices = hashes.count / MediaSigningSEI.hashBytes
                 hashes.removeAll(keepingCapacity: true)
                 state.withLock {
-                    $0.signed.append(Signed(nal: nal, recycledHashes: hashes))
+                    $0.signed.append(Signed(nal: nal, recycledHashes: hashes, slices: slices))
                     $0.busy = false
                 }
                 idle.signal()
