@@ -88,7 +88,7 @@ struct ArchiveVerifyCommand: AsyncParsableCommand {
             let ring = try ChunkCatalog.read(directory: config.storeDirectory)
             let entries = try await ArchiveAudit.verify(
                 archive: archive, ring: ring, storeDirectory: URL(fileURLWithPath: config.storeDirectory), startMs: startMs, endMs: endMs)
-            problems = entries.filter { $0.finding.isProblem }
+            problems = entries.filter(\.isProblem)
             if json { return try ArchiveCommand.printJSON(entries) }
             for entry in problems {
                 switch entry.finding {
@@ -96,8 +96,13 @@ struct ArchiveVerifyCommand: AsyncParsableCommand {
                 case .missing(let keys): print("missing  \(entry.file) (\(entry.location)): \(keys.joined(separator: ", "))")
                 case .differs(let keys): print("differs  \(entry.file) (\(entry.location)): \(keys.joined(separator: ", "))")
                 }
+                if entry.signature?.status == .invalid {
+                    print("invalid  \(entry.file) (\(entry.location)): its media signatures do not verify (allspark-node verify FILE)")
+                }
             }
-            print("\(entries.count) chunks checked: \(entries.count - problems.count) archived, \(problems.count) not archived whole")
+            let unarchived = entries.filter(\.finding.isProblem).count
+            let invalid = entries.filter { $0.signature?.status == .invalid }.count
+            print("\(entries.count) chunks checked: \(entries.count - unarchived) archived, \(unarchived) not archived whole, \(invalid) with invalid signatures")
         }
         if !problems.isEmpty { throw ExitCode(1) }
     }

@@ -96,6 +96,15 @@ def test_chunks_appear_in_the_bucket_byte_identical_with_manifests(make_node, ra
     verify = run_cli("archive", "verify", "--config", str(config), env=cli_env)
     assert verify.returncode == 1 and f"differs  {first['chunkFile']}" in verify.stdout
 
+    # Issue 32: a ring chunk changed on the node's disk (a byte in the middle of its media)
+    # fails its media signatures too.
+    chunk = store / last["chunkFile"]
+    data = bytearray(chunk.read_bytes())
+    data[len(data) // 2] ^= 0x40
+    chunk.write_bytes(bytes(data))
+    verify = run_cli("archive", "verify", "--config", str(config), env=cli_env)
+    assert verify.returncode == 1 and f"invalid  {last['chunkFile']}" in verify.stdout, verify.stdout
+
 
 def test_an_outage_of_30_s_loses_nothing_and_the_backlog_drains(make_node, radosgw, bucket, tmp_path):
     s3 = radosgw.s3()

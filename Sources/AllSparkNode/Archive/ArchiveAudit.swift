@@ -3,8 +3,8 @@ import _NIOFileSystem
 
 /// `allspark-node archive verify`: compares the ring and the bucket chunk by chunk. A
 /// chunk in the ring is checked object by object (size, and the SHA-256 of the local file
-/// against the one the object carries); a chunk only the archive holds is checked against
-/// its manifest.
+/// against the one the object carries) and its media signatures are verified; a chunk only
+/// the archive holds is checked against its manifest.
 public enum ArchiveAudit {
     public enum Finding: Sendable, Equatable, Encodable {
         case archived
@@ -22,12 +22,20 @@ public enum ArchiveAudit {
         /// `ring` (the node still has it) or `archive` (only the bucket does).
         public let location: String
         public let finding: Finding
+        /// The local file's media signatures (ring chunks only: the node reads no object back for them).
+        public var signature: SignatureCheck? = nil
+
+        public var isProblem: Bool { finding.isProblem || signature?.status == .invalid }
     }
 
     public static func verify(archive: ChunkArchive, ring: [ChunkRecord], storeDirectory: URL, startMs: Int64, endMs: Int64) async throws -> [Entry] {
         var entries: [Entry] = []
         for record in ring where record.overlaps(startMs: startMs, endMs: endMs) {
-            entries.append(Entry(file: record.fileName, startMs: record.startMs, location: "ring", finding: try await check(record, in: archive, storeDirectory: storeDirectory)))
+            entries.append(
+                Entry(
+                    file: record.fileName, startMs: record.startMs, location: "ring",
+                    finding: try await check(record, in: archive, storeDirectory: storeDirectory),
+                    signature: .of(storeDirectory.appendingPathComponent(record.fileName).path)))
         }
         let held = Set(ring.map(\.stamp))
         for manifest in try await archive.catalog.chunks(overlappingStartMs: startMs, endMs: endMs) where !held.contains(manifest.stamp) {

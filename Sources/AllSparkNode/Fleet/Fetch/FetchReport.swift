@@ -49,20 +49,6 @@ public struct FetchReport: Sendable, Codable {
         public var signature: SignatureCheck?
     }
 
-    /// What `allspark-node verify` says about a fetched file; details with `verify FILE`.
-    public struct SignatureCheck: Sendable, Codable, Equatable {
-        public var status: SignedFootageReport.Status
-        /// SHA-256 fingerprint of the certificate that signed it.
-        public var certificate: String?
-        public var problems: Int
-
-        /// The check of the file at `path`; nil when it cannot be read.
-        static func of(_ path: String) -> SignatureCheck? {
-            guard let report = try? MediaSigningVerifier.verify(path: path) else { return nil }
-            return SignatureCheck(status: report.status, certificate: report.certificateFingerprint, problems: report.problems.count)
-        }
-    }
-
     public struct ChunkEntry: Sendable, Codable {
         public enum Source: String, Sendable, Codable { case node, bucket }
         public var file: String
