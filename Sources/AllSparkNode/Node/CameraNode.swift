@@ -17,17 +17,18 @@ public struct CameraNode: Sendable {
         try H264Encoder.checkOpens(config.encoder, logger: logger)
         let privacy = try PrivacyPass(config: config, logger: logger)
         let store = try ChunkStore(directory: config.storeDirectory, capBytes: config.capBytes, logger: logger)
+        // Early: a signing key file that is not right stops the node before the token and TLS files are made.
+        let nodeName = ClientIdentity.name(configured: config.uplink.name, storeDirectory: store.directory)
+        let signing = try MediaSigningIdentity.load(
+            storeDirectory: store.directory.path, configuredCertificate: config.signingCertificate, nodeName: nodeName)
+        logger.notice(
+            "signing footage with \(signing.keyCreated ? "a new" : "the") key \(SigningKeyFile(storeDirectory: store.directory.path).path) and \(signing.operatorProvided ? "the certificate \(config.signingCertificate)" : "its self-signed certificate"); SHA-256 fingerprint \(signing.fingerprint)")
         config.server = try AccessSetup.resolvingTLS(config.server, storeDirectory: store.directory.path, logger: logger)
         if let problem = HealthReport.clockBehindProblem(newestRecordingMs: store.usage.newestMs, nowMs: WallClock.nowMs(), config: config) {
             logger.warning("\(problem)")
         }
         let access = try AccessSetup.policy(for: config.server, storeDirectory: store.directory.path, logger: logger)
         let liveVideo = LiveVideo(config: config, rtspPassword: access.currentToken, logger: logger)
-        let nodeName = ClientIdentity.name(configured: config.uplink.name, storeDirectory: store.directory)
-        let signing = try MediaSigningIdentity.load(
-            storeDirectory: store.directory.path, configuredCertificate: config.signingCertificate, nodeName: nodeName)
-        logger.notice(
-            "signing footage with \(signing.keyCreated ? "a new" : "the") key \(SigningKeyFile(storeDirectory: store.directory.path).path) and \(signing.operatorProvided ? "the certificate \(config.signingCertificate)" : "its self-signed certificate"); SHA-256 fingerprint \(signing.fingerprint)")
         let recorder = Recorder(
             config: config, store: store, logger: logger, liveVideo: liveVideo, signing: signing, makeMasker: privacy.makeMasker)
         let live = LiveConfiguration(config: config, recorder: recorder, logger: logger)
