@@ -249,6 +249,36 @@ struct MediaSigningTests {
         #expect(try String(contentsOfFile: file.path, encoding: .utf8) == String(original.prefix(original.count / 2)))
     }
 
+    @Test("`allspark-node run` with a torn or loose key file exits 1 at start naming the file; verify and signing show work on the command line")
+    func commandLine() async throws {
+        let recording = try await recorded()
+        let node = TestFiles.nodeExecutable.path
+        let show = try TestFiles.run(node, ["signing", "show", "--store", recording.store.path])
+        #expect(show.status == 0 && show.output.contains(recording.identity.fingerprint) && show.output.contains("BEGIN CERTIFICATE"))
+        let certificate = try TestFiles.makeDirectory("signing-cli").appendingPathComponent("node.pem")
+        try recording.identity.certificatePEM.write(to: certificate, atomically: true, encoding: .utf8)
+        let verified = try TestFiles.run(node, ["verify", recording.chunks[0], "--certificate", certificate.path, "--json"])
+        #expect(verified.status == 0 && verified.output.contains("\"status\" : \"valid\""), "\(verified.output)")
+
+        let store = try TestFiles.makeDirectory("signing-cli-bad-key")
+        let keyPath = SigningKeyFile(storeDirectory: store.path).path
+        for (contents, mode) in [("-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49\n", 0o600), (nil, 0o640)] as [(String?, mode_t)] {
+            if let contents {
+                try contents.write(toFile: keyPath, atomically: false, encoding: .utf8)
+            } else {
+                try FileManager.default.removeItem(atPath: keyPath)
+                _ = try SigningKeyFile(storeDirectory: store.path).loadOrCreate()
+            }
+            chmod(keyPath, mode)
+            let before = try String(contentsOfFile: keyPath, encoding: .utf8)
+            let run = try TestFiles.run(
+                node, ["run", "--config", "/dev/null", "--source", "testsrc", "--store", store.path, "--privacy", "none", "--port", "0"])
+            #expect(run.status == 1 && run.output.contains("media signing key \(keyPath)"), "\(run.output)")
+            #expect(try String(contentsOfFile: keyPath, encoding: .utf8) == before, "no new key in its place")
+            #expect(!FileManager.default.fileExists(atPath: AccessTokenFile(storeDirectory: store.path).path), "stopped before making the token")
+        }
+    }
+
     @Test("a configured certificate for another key is refused")
     func foreignConfiguredCertificate() throws {
         let store = try TestFiles.makeDirectory("signing-configured")
