@@ -73,8 +73,7 @@ final class MediaSigner {
     func pass(_ packet: UnsafeMutablePointer<AVPacket>, captureMicroseconds: Int64, startsChunk: Bool) throws
         -> UnsafeMutablePointer<AVPacket>?
     {
-        guard let data = packet.pointee.data, packet.pointee.size > 0 else { return nil }
-        let bytes = UnsafeRawBufferPointer(start: data, count: Int(packet.pointee.size))
+        let bytes = UnsafeRawBufferPointer(start: packet.pointee.data, count: packet.pointee.data == nil ? 0 : Int(packet.pointee.size))
         var startsGOP = false
         NALHashChain.forEachSlice(in: bytes) { _, first in if first { startsGOP = true } }
         if let start = gopStartMicroseconds,
@@ -178,7 +177,7 @@ private final class HeldPacket {
             capacity = needed + needed / 2
             buffer = .allocate(capacity: capacity)
         }
-        buffer!.update(from: source.pointee.data, count: size)
+        if size > 0 { buffer!.update(from: source.pointee.data, count: size) }
         (buffer! + size).update(repeating: 0, count: Int(AV_INPUT_BUFFER_PADDING_SIZE))
         storage.pointsAt(buffer!, size: size, withTimingOf: source)
         packet = storage
