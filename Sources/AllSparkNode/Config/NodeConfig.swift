@@ -22,10 +22,10 @@ public struct NodeConfig: Sendable, Equatable {
 
     public var encoder = EncoderSettings()
     public var privacy: String = "face"
-    /// `auto` (the DNN when its model is installed, else the cascades), `dnn`, `cascades`
-    /// or `both`.
+    /// `auto` (the best face net installed: YuNet, else CenterFace; else the cascades),
+    /// `dnn`, `yunet`, `centerface`, `cascades` or `both`.
     public var privacyDetector: String = "auto"
-    /// The CenterFace ONNX model the DNN detector loads; empty: the installed one (`faceModelFile`).
+    /// The ONNX model the face net loads (YuNet 2023mar or CenterFace); empty: the installed one.
     public var privacyModel: String = ""
     /// `mosaic` or `fill`.
     public var privacyMask: String = "mosaic"
@@ -56,8 +56,8 @@ public struct NodeConfig: Sendable, Equatable {
     public init() {}
 
     public var capBytes: Int64 { Int64(videoBufferMaxMB * 1024 * 1024) }
-    /// `privacyModel`, or the model the package or `scripts/setup.sh` installed.
-    public var faceModelFile: String { privacyModel.isEmpty ? FaceNetSettings.defaultModelPath : privacyModel }
+    /// `privacyModel`, or nil for the model the package or `scripts/setup.sh` installed.
+    public var faceModelFile: String? { privacyModel.isEmpty ? nil : privacyModel }
 }
 
 public enum VideoFormat: String, Sendable, CaseIterable {
