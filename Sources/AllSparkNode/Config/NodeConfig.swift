@@ -37,7 +37,7 @@ public struct NodeConfig: Sendable, Equatable {
     public var privacyEveryFrame: Bool = false
     /// How far past a frame the face searches must have looked before it is encoded: a
     /// face found this late is still masked back to where it came in. Adds to latency.
-    public var privacyLookbackMs: Int = 500
+    public var privacyLookbackMs = Int(DelayLineMasker.Settings.defaultLookbackMs)
     /// `/api/health` is degraded when the kernel clock's maximum error is above this.
     public var clockMaxErrorMs: Double = 100
     /// An unsynchronised kernel clock (no NTP or PTP daemon) degrades `/api/health`; false
