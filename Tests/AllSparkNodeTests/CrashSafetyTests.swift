@@ -43,6 +43,8 @@ struct CrashSafetyTests {
         let lines = try String(contentsOf: storeURL.appendingPathComponent(chunk.timestampsFileName), encoding: .utf8)
             .split(separator: "\n").map { Int64($0)! }
         #expect(lines.count == chunk.frameCount && lines.first == chunk.startMs && lines.last == chunk.endMs)
+        // Recovered chunks are finished like the others, their time stamps kept (issue 31).
+        try FinishedChunkCheck.expectFinished(storeURL.appendingPathComponent(chunk.fileName).path, frameTimesMs: lines, fps: 30)
     }
 
     @Test("SIGTERM finishes the current chunk cleanly and exits 0")

@@ -128,7 +128,7 @@ struct LiveVideoTests {
         #expect(LiveHLSPlaylist.seconds(12_340) == "12.340")
     }
 
-    @Test("libavformat's fMP4 in memory: an init segment, then one moof+mdat per frame, that ffprobe reads")
+    @Test("libavformat's fMP4 in memory: an init segment, then one prft+moof+mdat per frame, that ffprobe reads")
     func fragmentsFromTheEncoder() throws {
         let muxed = try muxTwentyEncodedFrames(fragmentsPerContext: 9_000)
         #expect(muxed.contexts == 1)
@@ -184,9 +184,18 @@ struct LiveVideoTests {
             }
             while try encoder.receive(into: packet) {
                 let bytes = UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size))
+                let captureMs = 1_790_000_000_000 + packet.pointee.pts
                 let fragment = try muxer.fragment(
-                    of: bytes, ptsMs: packet.pointee.pts, durationMs: 100, isKeyframe: packet.pointee.flags & AV_PKT_FLAG_KEY != 0)
-                #expect(fragment.getBytes(at: 4, length: 4) == Array("moof".utf8))
+                    of: bytes, ptsMs: packet.pointee.pts, durationMs: 100, isKeyframe: packet.pointee.flags & AV_PKT_FLAG_KEY != 0,
+                    captureMs: captureMs)
+                // prft (ISO/IEC 14496-12 8.16.5): size, type, version and flags, track id, then
+                // the capture time in NTP format (seconds since 1900, 32-bit fraction).
+                #expect(fragment.getBytes(at: 4, length: 4) == Array("prft".utf8))
+                let prftSize = Int(try #require(fragment.getInteger(at: 0, as: UInt32.self)))
+                let ntp = try #require(fragment.getInteger(at: 16, as: UInt64.self))
+                let ntpMs = Int64(ntp >> 32) * 1000 + Int64(((ntp & 0xFFFF_FFFF) * 1000 + 0x8000_0000) >> 32) - 2_208_988_800_000
+                #expect(ntpMs == captureMs, "the prft carries the capture time")
+                #expect(fragment.getBytes(at: prftSize + 4, length: 4) == Array("moof".utf8))
                 file += Array(buffer: fragment)
                 fragments += 1
                 av_packet_unref(packet)

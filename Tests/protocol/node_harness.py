@@ -62,6 +62,7 @@ class Node:
 
     def __init__(self, store, *extra, port=None, size="320x240", fps=15, chunk_ms=2000, scheme="http", env=None, log_dir=None):
         self.store = Path(store)
+        self.fps = fps
         self.port = port or free_port()
         self.scheme = scheme
         self.log_path = Path(log_dir or self.store.parent) / f"node-{self.port}.log"

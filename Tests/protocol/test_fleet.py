@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from media_checks import assert_every_reader_agrees, ffprobe_duration_and_frames
 from node_harness import NODE_BIN, REPO, free_port
 
 SMALL = dict(size="160x90", fps=5, chunk_ms=2000)
@@ -373,9 +374,9 @@ def test_clip_mode_fetches_one_playable_clip_per_live_node(make_node, radosgw, b
     report = json.loads((out / "manifest.json").read_text())["nodes"][0]
     clip = out / report["folder"] / report["clip"]["file"]
     assert clip.stat().st_size == report["clip"]["bytes"] > 0
-    probe = subprocess.run(["ffprobe", "-v", "error", "-count_packets", "-show_entries", "stream=nb_read_packets", "-of", "json",
-                            str(clip)], capture_output=True, text=True, check=True)
-    assert int(json.loads(probe.stdout)["streams"][0]["nb_read_packets"]) >= 2 * 5 * 2, "the clip holds the range's frames"
+    _, frames = ffprobe_duration_and_frames(clip)
+    assert frames >= 2 * 5 * 2, "the clip holds the range's frames"
+    assert_every_reader_agrees(clip, frames, SMALL["fps"])
     assert {chunk["file"] for chunk in report["chunks"]} >= {chunk["file"] for chunk in chunks}
     assert not list((out / report["folder"]).glob("chunk_*")), "the clip instead of the chunks"
 

@@ -10,6 +10,7 @@ import urllib.parse
 import asyncio
 import pytest
 
+from media_checks import assert_every_reader_agrees, stream_times_ms
 from node_harness import REPO, add_chunk
 from wsclient import Peer
 
@@ -96,6 +97,16 @@ def test_clip_starts_at_a_keyframe_and_covers_the_range(node, tmp_path):
     # The keyframe at or before start is at most one keyframe interval (1 s) earlier.
     assert end - start <= duration + 0.1 <= (end - start) + 1.0 + 1.0
     assert int(headers["X-Clip-Frames"]) == len(frames)
+    # Issue 31: chunks and clips read right in players that trust the moov, and carry their times.
+    assert_every_reader_agrees(clip, len(frames), node.fps)
+    chunk_times = set()
+    for chunk in chunks[:2]:
+        times = [int(line) for line in (node.store / chunk["timestampsFile"]).read_text().split()]
+        assert_every_reader_agrees(node.store / chunk["file"], chunk["frames"], node.fps)
+        assert stream_times_ms(node.store / chunk["file"]) == times, "the SEI times are the timestamps file's"
+        chunk_times.update(times)
+    clip_times = stream_times_ms(clip)
+    assert None not in clip_times and set(clip_times) <= chunk_times, "the clip keeps its frames' times"
     status, _, _ = node.request("/api/clip?start=1000&end=2000")
     assert status == 404
     status, _, _ = node.request("/api/clip?start=20&end=10")

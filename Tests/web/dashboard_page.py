@@ -101,7 +101,7 @@ def video_state(driver):
     return js(driver, """
         const video = document.getElementById('chunk-video');
         return {file: video.dataset.file, time: video.currentTime, paused: video.paused,
-                error: video.error && video.error.code, width: video.videoWidth};
+                error: video.error && video.error.code, width: video.videoWidth, duration: video.duration};
     """)
 
 

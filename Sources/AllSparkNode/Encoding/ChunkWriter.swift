@@ -2,15 +2,19 @@ import CFFmpeg
 import Foundation
 import Logging
 
-/// Writes one chunk: encoded packets go to the hidden part file `.chunk_<stamp>.<ext>.part`;
-/// `finish()` closes it, writes the timestamps file and publishes both under their final
-/// names. Every write is first reserved with the store, so the store's cap holds while the
-/// file grows.
+/// Writes one chunk: encoded packets go to the hidden part file `.chunk_<stamp>.<ext>.part`,
+/// a fragmented file readable up to its last fragment if the node dies; `finish()` closes
+/// it, turns it into an ordinary MP4/MOV in place (`ChunkFinisher`), writes the timestamps
+/// file and publishes both under their final names. Every write is first reserved with the
+/// store, so the store's cap holds while the file grows.
 final class ChunkWriter {
     let plan: ChunkPlan
     private let store: ChunkStore
     private let muxer: FragmentedMuxer
     private let partPath: String
+    private let timeStamper: PrecisionTimeStamper
+    /// The time stamps' clock status, as the kernel saw it when the chunk began.
+    private let clockStatus = PrecisionTimeStamper.currentStatus()
     /// Each written frame's time relative to the chunk start, ms, in decode order.
     private var relativeTimesMs: [Int64] = []
     /// Bytes and packets the muxer holds for the fragment it has not written yet.
@@ -26,9 +30,10 @@ final class ChunkWriter {
     /// Room reserved before the part file is created: its header, with margin.
     static let headerAllowanceBytes: Int64 = 64 << 10
 
-    init(plan: ChunkPlan, store: ChunkStore, encoder: H264Encoder) throws {
+    init(plan: ChunkPlan, store: ChunkStore, encoder: H264Encoder, timeStamper: PrecisionTimeStamper) throws {
         self.plan = plan
         self.store = store
+        self.timeStamper = timeStamper
         guard store.reserveLiveChunk(reservedBytes: Self.headerAllowanceBytes, actualBytes: 0) else { throw NoRoom() }
         partPath = store.directory.appendingPathComponent(ChunkNaming.partFileName(stamp: plan.stamp, format: plan.format)).path
         do {
@@ -42,19 +47,24 @@ final class ChunkWriter {
     }
 
     var frameCount: Int { relativeTimesMs.count }
+    /// How long the finish in place took (logged; bench/README.md's finish cost).
+    private(set) var finishingDuration: Duration = .zero
 
     /// The most this chunk could occupy if it ended after `packetBytes` more: the file,
-    /// the fragment still in memory, fragment headers and trailer, and its timestamps file.
+    /// the fragment still in memory, fragment headers and trailer, the finished file's index,
+    /// and its timestamps file.
     private func worstCaseBytes(adding packetBytes: Int64) -> Int64 {
         let fragmentOverhead = Int64(4096 + 32 * (pendingFragmentPackets + 1))
         return fileBytes + pendingFragmentBytes + packetBytes + fragmentOverhead
+            + ChunkFinisher.maximumAddedBytes(frames: relativeTimesMs.count + 1)
             + TimestampsFile.maximumBytes(frames: relativeTimesMs.count + 1)
     }
 
-    /// Writes one packet whose pts/dts are relative to the encoder origin. Returns false,
-    /// writing nothing, when the store cannot make room: the chunk must end here.
+    /// Writes one packet whose pts/dts are relative to the encoder origin, with its capture
+    /// time in the stream (`PrecisionTimeStamper`). Returns false, writing nothing, when the
+    /// store cannot make room: the chunk must end here.
     func write(_ packet: UnsafeMutablePointer<AVPacket>, originMs: Int64) throws -> Bool {
-        let packetBytes = Int64(packet.pointee.size)
+        let packetBytes = Int64(packet.pointee.size) + 4 + Int64(PrecisionTimeStampSEI.maximumNALBytes)
         guard store.reserveLiveChunk(reservedBytes: worstCaseBytes(adding: packetBytes), actualBytes: fileBytes) else {
             return false
         }
@@ -62,7 +72,9 @@ final class ChunkWriter {
         packet.pointee.pts -= offset
         packet.pointee.dts -= offset
         let relativePts = packet.pointee.pts
-        try muxer.write(packet)
+        // The same time as the timestamps file's, in microseconds.
+        let captureMicroseconds = (plan.startMs + relativePts) * 1000
+        try muxer.write(timeStamper.stamped(packet, epochMicroseconds: captureMicroseconds, status: clockStatus))
         relativeTimesMs.append(relativePts)
         let newFileBytes = muxer.bytesWritten
         if newFileBytes != fileBytes {
@@ -88,8 +100,12 @@ final class ChunkWriter {
         }
         try muxer.finish()
         relativeTimesMs.sort()
+        let frameTimesMs = relativeTimesMs.map { plan.startMs + $0 }
+        let finishingStarted = ContinuousClock.now
+        try ChunkFinisher.finish(path: partPath, firstFrameEpochMs: frameTimesMs[0])
+        finishingDuration = ContinuousClock.now - finishingStarted
         let record = try TimestampsFile.write(
-            frameTimesMs: relativeTimesMs.map { plan.startMs + $0 }, stamp: plan.stamp, format: plan.format,
+            frameTimesMs: frameTimesMs, stamp: plan.stamp, format: plan.format,
             chunkTemporaryPath: partPath, in: store.directory)
         store.commit(record)
         return record

@@ -28,6 +28,8 @@ final class RecordingLoop {
     private var lastPts: Int64 = -1
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var writer: ChunkWriter?
+    /// Shared by every chunk, so its buffer is reused from one to the next.
+    private let timeStamper = PrecisionTimeStamper()
     /// The chunk the capture side is filling.
     private var fillingChunk: ChunkPlan?
     /// Chunks whose first (IDR) packet has not come out of the encoder yet, in order.
@@ -279,7 +281,7 @@ final class RecordingLoop {
                 let finished = finishChunk()
                 control.footagePublished(before: next.startMs, record: finished)
                 do {
-                    writer = try ChunkWriter(plan: next, store: store, encoder: encoder)
+                    writer = try ChunkWriter(plan: next, store: store, encoder: encoder, timeStamper: timeStamper)
                 } catch is ChunkWriter.NoRoom {
                     storeRefused(nil, startingChunk: true)
                 } catch {
@@ -319,7 +321,9 @@ final class RecordingLoop {
         writer = nil
         do {
             if let record = try current.finish() {
-                logger.info("chunk \(record.fileName): \(record.frameCount) frames, \(record.chunkBytes) bytes")
+                let finishMs = current.finishingDuration / .milliseconds(1)
+                logger.info(
+                    "chunk \(record.fileName): \(record.frameCount) frames, \(record.chunkBytes) bytes, finished in \(String(format: "%.2f", finishMs)) ms")
                 published(record)
                 return record
             }

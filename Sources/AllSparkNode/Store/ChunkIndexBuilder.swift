@@ -50,17 +50,14 @@ struct ChunkIndexBuilder {
                 stamp: stamp, format: format, startMs: times.first!, endMs: times.last!, frameCount: times.count,
                 chunkBytes: DurableFile.size(of: path(chunkName)), timestampsBytes: DurableFile.size(of: path(sidecarName)))
         }
-        // The timestamps file is missing or damaged: the chunk's packets carry the same times.
+        // The timestamps file is missing or damaged: the chunk's frames carry the same times.
         guard !readOnly else { return nil }
-        guard let startMs = ChunkNaming.startMs(ofStamp: stamp),
-            let relative = try? ChunkReader(path: path(chunkName)).frameTimesMs(), !relative.isEmpty
-        else {
+        guard let times = ChunkFrameTimes.read(path: path(chunkName), nameStartMs: ChunkNaming.startMs(ofStamp: stamp)) else {
             logger.error("removed \(chunkName): it holds no readable frame")
             unlink(path(chunkName))
             unlink(path(sidecarName))
             return nil
         }
-        let times = relative.map { startMs + $0 }
         do {
             let bytes = try DurableFile.write(TimestampsFile.render(times), to: path(".\(sidecarName).tmp"))
             try DurableFile.rename(path(".\(sidecarName).tmp"), to: path(sidecarName))

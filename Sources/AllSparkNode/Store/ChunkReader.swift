@@ -31,6 +31,12 @@ final class ChunkReader {
         avformat_close_input(&context)
     }
 
+    /// The container's duration in ms, when it states one.
+    var durationMs: Int64? {
+        guard let duration = context?.pointee.duration, duration != allspark_nopts_value() else { return nil }
+        return av_rescale_q(duration, allspark_time_base_q(), AVRational(num: 1, den: 1000))
+    }
+
     var codecParameters: UnsafeMutablePointer<AVCodecParameters> {
         context!.pointee.streams[Int(streamIndex)]!.pointee.codecpar
     }

@@ -4,13 +4,19 @@ import Logging
 
 /// Turns what a killed writer left behind into normal chunks at start-up.
 enum ChunkRecovery {
-    /// Copies the intact packets of `.chunk_<stamp>.<ext>.part` into a finished chunk, writes
-    /// its timestamps file from the packets' own times, and removes the part file. A part
-    /// file with no intact frame is removed. Returns the recovered chunk, if any.
+    /// Turns `.chunk_<stamp>.<ext>.part` into a finished chunk (an ordinary MP4/MOV, as
+    /// `ChunkWriter` makes) with its timestamps file, and removes the part file. The part
+    /// may be torn (a crash while writing) or mid-finish (a crash in `ChunkFinisher`). It is
+    /// finished where it lies when its boxes allow (no media copied: chunks live on SD
+    /// cards); otherwise its intact packets are copied into a new file. A part file with no
+    /// intact frame is removed. Returns the recovered chunk, if any.
     static func recoverPart(stamp: String, format: VideoFormat, in directory: URL, logger: Logger) -> ChunkRecord? {
         let partPath = directory.appendingPathComponent(ChunkNaming.partFileName(stamp: stamp, format: format)).path
         defer { unlink(partPath) }
         guard let startMs = ChunkNaming.startMs(ofStamp: stamp) else { return nil }
+        if let record = recoverInPlace(partPath: partPath, stamp: stamp, format: format, startMs: startMs, in: directory, logger: logger) {
+            return record
+        }
         let chunkName = ChunkNaming.chunkFileName(stamp: stamp, format: format)
         let temporaryPath = directory.appendingPathComponent(".\(chunkName).tmp").path
         do {
@@ -20,6 +26,7 @@ enum ChunkRecovery {
                 logger.warning("removed \(partPath): no intact frame in it")
                 return nil
             }
+            try ChunkFinisher.finish(path: temporaryPath, firstFrameEpochMs: startMs)
             let record = try TimestampsFile.write(
                 frameTimesMs: relativeTimes.map { startMs + $0 }, stamp: stamp, format: format,
                 chunkTemporaryPath: temporaryPath, in: directory)
@@ -28,6 +35,29 @@ enum ChunkRecovery {
         } catch {
             unlink(temporaryPath)
             logger.error("could not recover \(partPath): \(error); removed it")
+            return nil
+        }
+    }
+
+    /// Finishes the part file where it lies: what a finish interrupted, or the intact
+    /// fragments of a torn part. Nil (the part left for copying) when that cannot be done.
+    private static func recoverInPlace(
+        partPath: String, stamp: String, format: VideoFormat, startMs: Int64, in directory: URL, logger: Logger
+    ) -> ChunkRecord? {
+        do {
+            if try !ChunkFinisher.isFinished(path: partPath) {
+                try ChunkFinisher.finish(path: partPath, firstFrameEpochMs: startMs, keepingIntactPrefix: true)
+            }
+            guard let times = ChunkFrameTimes.read(path: partPath, nameStartMs: startMs) else {
+                logger.warning("\(partPath) was finished in place but holds no readable frame; copying what is intact instead")
+                return nil
+            }
+            let record = try TimestampsFile.write(
+                frameTimesMs: times, stamp: stamp, format: format, chunkTemporaryPath: partPath, in: directory)
+            logger.notice("recovered \(record.fileName) in place from an unfinished chunk: \(record.frameCount) frames")
+            return record
+        } catch {
+            logger.warning("could not finish \(partPath) in place (\(error)); copying its intact packets instead")
             return nil
         }
     }

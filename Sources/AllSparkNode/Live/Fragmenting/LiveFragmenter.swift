@@ -76,7 +76,7 @@ final class LiveFragmenter: Sendable {
                     let bytes = try buffer.withUnsafeBufferPointer { all in
                         try muxer.fragment(
                             of: UnsafeBufferPointer(rebasing: all[0..<info.byteCount]), ptsMs: ptsMs, durationMs: info.durationMs,
-                            isKeyframe: info.isKeyframe)
+                            isKeyframe: info.isKeyframe, captureMs: info.captureMs)
                     }
                     feed.append(session: session, captureMs: info.captureMs, durationMs: info.durationMs, isKeyframe: info.isKeyframe, mp4: bytes)
                     playlist.append(captureMs: info.captureMs, durationMs: info.durationMs, isKeyframe: info.isKeyframe, mp4: bytes)

@@ -3,7 +3,7 @@ import NIOCore
 
 /// libavformat's MP4 muxer writing fragmented MP4 into memory through a custom AVIOContext:
 /// `init` yields the initialisation segment (ftyp + moov), each `fragment(of:)` one
-/// moof + mdat holding exactly one frame (`frag_custom`, flushed after every packet), so a
+/// prft + moof + mdat holding exactly one frame (`frag_custom`, flushed after every packet), so a
 /// frame leaves the muxer the moment it is written. One muxer per encoder session.
 ///
 /// libavformat remembers every fragment it wrote (48 bytes each, for an index it writes
@@ -100,6 +100,9 @@ final class MemoryFragmentMuxer {
             // decode time to 0, and a renewed context would start the stream over.
             av_dict_set(&options, "avoid_negative_ts", "disabled", 0)
             av_dict_set(&options, "use_editlist", "0", 0)
+            // A prft box before each moof with the frame's capture time (AV_PKT_DATA_PRFT), for
+            // players that show the latency (dash.js, Shaka, GPAC).
+            av_dict_set(&options, "write_prft", "wallclock", 0)
             try checkLibav(avformat_write_header(context, &options), "writing the live init segment")
             avio_flush(ioContext)
             streamTimeBase = stream.pointee.time_base
@@ -140,8 +143,11 @@ final class MemoryFragmentMuxer {
         }
     }
 
-    /// One moof + mdat for one access unit. `ptsMs` counts from the session's first frame.
-    func fragment(of accessUnit: UnsafeBufferPointer<UInt8>, ptsMs: Int64, durationMs: Int64, isKeyframe: Bool) throws -> ByteBuffer {
+    /// One prft + moof + mdat for one access unit. `ptsMs` counts from the session's first
+    /// frame; `captureMs` is its wall-clock capture time, which the prft carries.
+    func fragment(of accessUnit: UnsafeBufferPointer<UInt8>, ptsMs: Int64, durationMs: Int64, isKeyframe: Bool, captureMs: Int64) throws
+        -> ByteBuffer
+    {
         if isKeyframe && fragmentsInContext >= fragmentsPerContext { try renewContext() }
         guard let context else { throw LibavError("the live muxer is closed", code: allspark_averror(EINVAL)) }
         try checkLibav(av_new_packet(packet, Int32(accessUnit.count)), "allocating a live packet")
@@ -152,6 +158,12 @@ final class MemoryFragmentMuxer {
         packet.pointee.duration = durationMs
         packet.pointee.stream_index = 0
         if isKeyframe { packet.pointee.flags |= AV_PKT_FLAG_KEY }
+        // libavformat takes side data only in its own allocation: one small one per frame.
+        guard let producerTime = av_packet_new_side_data(packet, AV_PKT_DATA_PRFT, MemoryLayout<AVProducerReferenceTime>.size) else {
+            throw LibavError("adding a live frame's capture time", code: allspark_averror(ENOMEM))
+        }
+        UnsafeMutableRawPointer(producerTime).storeBytes(
+            of: AVProducerReferenceTime(wallclock: captureMs * 1000, flags: 0), as: AVProducerReferenceTime.self)
         av_packet_rescale_ts(packet, H264Encoder.timeBase, streamTimeBase)
         try checkLibav(av_write_frame(context, packet), "muxing a live frame")
         // A null packet ends the fragment under frag_custom.
