@@ -72,8 +72,12 @@ void fillPlane(const cv::Mat &plane, const allspark_rect &region, cv::Mat (&scra
     cv::Mat scaled = scratch[0](cv::Rect(0, 0, placed.width, placed.height));
     scaleInto(plane(inside), scaled);
     cv::Mat widened = scratch[1](cv::Rect(0, 0, target.cols, placed.height));
-    cv::copyMakeBorder(scaled, widened, 0, 0, placed.x, target.cols - placed.x - placed.width, cv::BORDER_REFLECT_101);
-    cv::copyMakeBorder(widened, target, placed.y, target.rows - placed.y - placed.height, 0, 0, cv::BORDER_REPLICATE);
+    // Both sources are parts of larger scratch pictures: BORDER_ISOLATED makes OpenCV fill
+    // the border from the part itself, not from the stale pixels beside it in the scratch.
+    cv::copyMakeBorder(scaled, widened, 0, 0, placed.x, target.cols - placed.x - placed.width,
+                       cv::BORDER_REFLECT_101 | cv::BORDER_ISOLATED);
+    cv::copyMakeBorder(widened, target, placed.y, target.rows - placed.y - placed.height, 0, 0,
+                       cv::BORDER_REPLICATE | cv::BORDER_ISOLATED);
 }
 
 // Scales the region's three planes straight into one contiguous I420 picture at net size,
