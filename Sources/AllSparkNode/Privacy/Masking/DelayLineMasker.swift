@@ -231,15 +231,24 @@ public final class DelayLineMasker: LiveFrameMasking {
     }
 
     /// The smallest box of the frame's aspect ratio, at least `minimumRegionWidth` wide,
-    /// around `area` and inside the frame; nil when that is most of the frame anyway.
+    /// around `area` and inside the frame; nil when that is most of the frame anyway. Where
+    /// the change touches a side edge (someone coming in or going out there), the region
+    /// reaches past that edge as the edge windows do, so the face cut by it is seen whole
+    /// with its reflection.
     private func frameShapedRegion(around area: PixelRect) -> PixelRect? {
         let aspect = Double(height) / Double(width)
         var regionWidth = max(area.width, Int((Double(area.height) / aspect).rounded(.up)), settings.minimumRegionWidth)
         regionWidth = (regionWidth + 1) & ~1
         guard Double(regionWidth) <= Double(width) * Self.largestRegionShare else { return nil }
         let regionHeight = min(height, (Int((Double(regionWidth) * aspect).rounded()) + 1) & ~1)
-        let left = min(max(0, area.x + area.width / 2 - regionWidth / 2), width - regionWidth) & ~1
+        var left = min(max(0, area.x + area.width / 2 - regionWidth / 2), width - regionWidth) & ~1
         let top = min(max(0, area.y + area.height / 2 - regionHeight / 2), height - regionHeight) & ~1
+        let reach = Int(Double(regionWidth) * SearchPlan.reachPastSide) & ~1
+        if area.x <= 0 {
+            left -= reach
+        } else if area.maxX >= width {
+            left += reach
+        }
         return PixelRect(x: left, y: top, width: regionWidth, height: regionHeight)
     }
 
