@@ -58,7 +58,7 @@ public final class DelayLineMasker: LiveFrameMasking {
 
         /// The default lookback: what the exposure measurements in bench/README.md show
         /// still buys masked frames once every frame can be searched.
-        public static let defaultLookbackMs: Int64 = 100
+        public static let defaultLookbackMs: Int64 = 300
         /// Time a search may take on a busy machine before frames wait for it.
         static let searchAllowanceMs: Int64 = 400
 
