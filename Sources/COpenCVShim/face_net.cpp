@@ -1,6 +1,5 @@
-#include "shim_internal.hpp"
+#include "face_net_internal.hpp"
 
-#include <opencv2/dnn.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include <algorithm>
@@ -9,62 +8,7 @@
 
 namespace {
 
-// A net set up for one input size. OpenCV 4.6 computes some of CenterFace's layer shapes
-// once: the same net given a second input size returns garbage, so each size gets its own.
-struct SizedNet {
-    cv::Size size;
-    cv::dnn::Net net;
-    std::vector<cv::String> outputNames;
-};
-
-} // namespace
-
-struct allspark_face_net {
-    // The model file, parsed again for each new input size. Not its bytes: held in memory
-    // they would cost as much again as the weights the net keeps (7 MB for CenterFace).
-    std::string modelPath;
-    // Most recently used first; a live camera uses one size, a folder of photos several.
-    std::vector<SizedNet> nets;
-    // Reused between calls: the I420 input at net size, its RGB form, one plane of it, the
-    // blob, the outputs.
-    cv::Mat i420;
-    // For each plane, its part inside the frame scaled, then widened past the side edges.
-    cv::Mat insidePlanes[3][2];
-    cv::Mat rgb;
-    cv::Mat plane;
-    cv::Mat blob;
-    std::vector<cv::Mat> outputs;
-    std::vector<cv::Rect> candidates;
-    std::vector<float> scores;
-    std::vector<int> kept;
-    std::string lastError;
-};
-
-namespace {
-
-// CenterFace's outputs, in the order its decoding needs them: a heatmap of face centres,
-// log box sizes, centre offsets and landmarks, all at a quarter of the input size.
-constexpr int kHeatmap = 0;
-constexpr int kScale = 1;
-constexpr int kOffset = 2;
-constexpr int kOutputChannels[] = {1, 2, 2, 10};
-constexpr int kStride = 4;
 constexpr size_t kNetsKept = 4;
-
-bool hasCenterFaceShape(const std::vector<cv::Mat> &outputs, int inputWidth, int inputHeight) {
-    if (outputs.size() != 4) {
-        return false;
-    }
-    for (size_t i = 0; i < outputs.size(); ++i) {
-        const cv::Mat &out = outputs[i];
-        if (out.dims != 4 || out.size[0] != 1 || out.size[1] != kOutputChannels[i] ||
-            out.size[2] != inputHeight / kStride || out.size[3] != inputWidth / kStride ||
-            out.type() != CV_32F) {
-            return false;
-        }
-    }
-    return true;
-}
 
 // A region may reach past the frame's edges (the part outside is filled by reflection),
 // but at least 2x2 pixels of it must be inside and it may not be absurdly large.
@@ -128,8 +72,12 @@ void fillPlane(const cv::Mat &plane, const allspark_rect &region, cv::Mat (&scra
     cv::Mat scaled = scratch[0](cv::Rect(0, 0, placed.width, placed.height));
     scaleInto(plane(inside), scaled);
     cv::Mat widened = scratch[1](cv::Rect(0, 0, target.cols, placed.height));
-    cv::copyMakeBorder(scaled, widened, 0, 0, placed.x, target.cols - placed.x - placed.width, cv::BORDER_REFLECT_101);
-    cv::copyMakeBorder(widened, target, placed.y, target.rows - placed.y - placed.height, 0, 0, cv::BORDER_REPLICATE);
+    // Both sources are parts of larger scratch pictures: BORDER_ISOLATED makes OpenCV fill
+    // the border from the part itself, not from the stale pixels beside it in the scratch.
+    cv::copyMakeBorder(scaled, widened, 0, 0, placed.x, target.cols - placed.x - placed.width,
+                       cv::BORDER_REFLECT_101 | cv::BORDER_ISOLATED);
+    cv::copyMakeBorder(widened, target, placed.y, target.rows - placed.y - placed.height, 0, 0,
+                       cv::BORDER_REPLICATE | cv::BORDER_ISOLATED);
 }
 
 // Scales the region's three planes straight into one contiguous I420 picture at net size,
@@ -153,7 +101,7 @@ void fillI420(allspark_face_net &state, const allspark_yuv420_image &image, cons
 }
 
 // The net for `size`, parsed from the model bytes the first time that size is asked for.
-SizedNet &netFor(allspark_face_net &state, cv::Size size) {
+allspark::SizedNet &netFor(allspark_face_net &state, cv::Size size) {
     for (size_t i = 0; i < state.nets.size(); ++i) {
         if (state.nets[i].size == size) {
             std::rotate(state.nets.begin(), state.nets.begin() + static_cast<long>(i),
@@ -161,10 +109,12 @@ SizedNet &netFor(allspark_face_net &state, cv::Size size) {
             return state.nets.front();
         }
     }
-    SizedNet created{size, cv::dnn::readNetFromONNX(state.modelPath), {}};
+    allspark::SizedNet created{size, cv::dnn::readNetFromONNX(state.modelPath)};
     created.net.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
     created.net.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-    created.outputNames = created.net.getUnconnectedOutLayersNames();
+    if (state.outputNames.empty()) {
+        state.outputNames = state.decoder->outputNames(created.net);
+    }
     if (state.nets.size() == kNetsKept) {
         state.nets.pop_back();
     }
@@ -172,43 +122,46 @@ SizedNet &netFor(allspark_face_net &state, cv::Size size) {
     return state.nets.front();
 }
 
-// The net's input from the RGB picture: its planes as floats in 0...255 (the model was
-// trained on RGB with no mean subtracted), each plane converted straight into the blob.
+// The net's input from the colour picture: its planes as floats in 0...255 (both models
+// were trained with no mean subtracted), each plane converted straight into the blob.
 // blobFromImage does the same through a float copy of the whole picture, alive beside
 // the blob (2.7 MB at 640x352).
 void fillBlob(allspark_face_net &state) {
-    const cv::Mat &rgb = state.rgb;
-    const int shape[] = {1, 3, rgb.rows, rgb.cols};
+    const cv::Mat &colour = state.colour;
+    const int shape[] = {1, 3, colour.rows, colour.cols};
     state.blob.create(4, shape, CV_32F);
     for (int channel = 0; channel < 3; ++channel) {
-        cv::extractChannel(rgb, state.plane, channel);
-        state.plane.convertTo(cv::Mat(rgb.rows, rgb.cols, CV_32F, state.blob.ptr<float>(0, channel)), CV_32F);
+        cv::extractChannel(colour, state.plane, channel);
+        state.plane.convertTo(cv::Mat(colour.rows, colour.cols, CV_32F, state.blob.ptr<float>(0, channel)), CV_32F);
     }
 }
 
 void runNet(allspark_face_net &state) {
     fillBlob(state);
-    SizedNet &sized = netFor(state, state.rgb.size());
+    allspark::SizedNet &sized = netFor(state, state.colour.size());
     sized.net.setInput(state.blob);
-    sized.net.forward(state.outputs, sized.outputNames);
+    sized.net.forward(state.outputs, state.outputNames);
 }
 
 } // namespace
 
-allspark_status allspark_face_net_create(const char *model_path, allspark_face_net **net) {
-    if (net == nullptr || model_path == nullptr) {
+allspark_status allspark_face_net_create(const char *model_path, allspark_face_net_kind kind,
+                                         allspark_face_net **net) {
+    if (net == nullptr || model_path == nullptr ||
+        (kind != ALLSPARK_FACE_NET_CENTERFACE && kind != ALLSPARK_FACE_NET_YUNET)) {
         return ALLSPARK_ERROR_INVALID_ARGUMENT;
     }
     *net = nullptr;
     std::string ignored;
     const allspark_status status = allspark::guarded(&ignored, [&]() {
         auto created = std::make_unique<allspark_face_net>();
+        created->decoder = kind == ALLSPARK_FACE_NET_YUNET ? &allspark::yuNetDecoder : &allspark::centerFaceDecoder;
         created->modelPath = model_path;
-        // One pass over a small blank picture proves the file is CenterFace, not just ONNX.
+        // One pass over a small blank picture proves the file is the model asked for, not just ONNX.
         constexpr int probe = 64;
-        created->rgb = cv::Mat::zeros(probe, probe, CV_8UC3);
+        created->colour = cv::Mat::zeros(probe, probe, CV_8UC3);
         runNet(*created);
-        if (!hasCenterFaceShape(created->outputs, probe, probe)) {
+        if (!created->decoder->hasShape(created->outputs, cv::Size(probe, probe))) {
             return ALLSPARK_ERROR_MODEL_LOAD;
         }
         created->nets.clear();
@@ -239,46 +192,27 @@ allspark_status allspark_face_net_detect(allspark_face_net *net, allspark_yuv420
     }
     return allspark::guarded(&net->lastError, [&]() {
         fillI420(*net, image, region, input_width, input_height);
-        cv::cvtColor(net->i420, net->rgb, cv::COLOR_YUV2RGB_I420);
+        cv::cvtColor(net->i420, net->colour, net->decoder->rgbInput ? cv::COLOR_YUV2RGB_I420 : cv::COLOR_YUV2BGR_I420);
         runNet(*net);
-        if (!hasCenterFaceShape(net->outputs, input_width, input_height)) {
-            allspark::remember(&net->lastError, "the model's outputs do not have CenterFace's shape");
+        const cv::Size input(input_width, input_height);
+        if (!net->decoder->hasShape(net->outputs, input)) {
+            allspark::remember(&net->lastError, "the model's outputs do not have the shape its decoder reads");
             return ALLSPARK_ERROR_OPENCV;
         }
-        const int rows = input_height / kStride;
-        const int columns = input_width / kStride;
-        const float *heat = net->outputs[kHeatmap].ptr<float>();
-        const float *scaleY = net->outputs[kScale].ptr<float>();
-        const float *scaleX = scaleY + rows * columns;
-        const float *offsetY = net->outputs[kOffset].ptr<float>();
-        const float *offsetX = offsetY + rows * columns;
+        net->found.clear();
+        net->decoder->decode(net->outputs, input, score_threshold, net->found);
         const double toRegionX = static_cast<double>(region.width) / input_width;
         const double toRegionY = static_cast<double>(region.height) / input_height;
         net->candidates.clear();
         net->scores.clear();
-        for (int row = 0; row < rows; ++row) {
-            for (int column = 0; column < columns; ++column) {
-                const int cell = row * columns + column;
-                if (!(heat[cell] > score_threshold)) {
-                    continue;
-                }
-                // Box size from the log scales, centre from the cell plus its sub-cell offset.
-                const double height = std::exp(scaleY[cell]) * kStride;
-                const double width = std::exp(scaleX[cell]) * kStride;
-                const double centreX = (column + offsetX[cell] + 0.5) * kStride;
-                const double centreY = (row + offsetY[cell] + 0.5) * kStride;
-                const double left = (centreX - width / 2) * toRegionX + region.x;
-                const double top = (centreY - height / 2) * toRegionY + region.y;
-                const double right = (centreX + width / 2) * toRegionX + region.x;
-                const double bottom = (centreY + height / 2) * toRegionY + region.y;
-                const int x0 = std::max(0, static_cast<int>(std::floor(left)));
-                const int y0 = std::max(0, static_cast<int>(std::floor(top)));
-                const int x1 = std::min(image.width, static_cast<int>(std::ceil(right)));
-                const int y1 = std::min(image.height, static_cast<int>(std::ceil(bottom)));
-                if (x1 > x0 && y1 > y0) {
-                    net->candidates.emplace_back(x0, y0, x1 - x0, y1 - y0);
-                    net->scores.push_back(heat[cell]);
-                }
+        for (const allspark::InputBox &box : net->found) {
+            const int x0 = std::max(0, static_cast<int>(std::floor(box.left * toRegionX + region.x)));
+            const int y0 = std::max(0, static_cast<int>(std::floor(box.top * toRegionY + region.y)));
+            const int x1 = std::min(image.width, static_cast<int>(std::ceil(box.right * toRegionX + region.x)));
+            const int y1 = std::min(image.height, static_cast<int>(std::ceil(box.bottom * toRegionY + region.y)));
+            if (x1 > x0 && y1 > y0) {
+                net->candidates.emplace_back(x0, y0, x1 - x0, y1 - y0);
+                net->scores.push_back(box.score);
             }
         }
         cv::dnn::NMSBoxes(net->candidates, net->scores, score_threshold, overlap_threshold, net->kept);

@@ -24,10 +24,10 @@ struct AnonymizeCommand: ParsableCommand {
     var privacy: String = PrivacyMode.face.rawValue
     @Option(help: "How to mask: mosaic or fill.")
     var mask: String = MaskStyle.mosaic.rawValue
-    @Option(name: .customLong("privacy-detector"), help: "Face detector: auto (the DNN when its model is installed), dnn, cascades or both.")
+    @Option(name: .customLong("privacy-detector"), help: "Face detector: auto (the best face net installed: YuNet, else CenterFace), dnn, yunet, centerface, cascades or both.")
     var privacyDetector: String = FaceDetectorChoice.auto.rawValue
-    @Option(name: .customLong("privacy-model"), help: "CenterFace ONNX model file.")
-    var privacyModel: String = FaceNetSettings.defaultModelPath
+    @Option(name: .customLong("privacy-model"), help: "The face net's ONNX model file (YuNet 2023mar or CenterFace); default: the installed one.")
+    var privacyModel: String?
     @Option(name: .customLong("cascades"), help: "Folder of the OpenCV Haar cascades.")
     var cascadeDirectory: String = FaceDetectionSettings.defaultCascadeDirectory
 
@@ -36,7 +36,7 @@ struct AnonymizeCommand: ParsableCommand {
             throw ValidationError("--privacy must be face or body, got \(privacy)")
         }
         guard FaceDetectorChoice(rawValue: privacyDetector) != nil else {
-            throw ValidationError("--privacy-detector must be auto, dnn, cascades or both, got \(privacyDetector)")
+            throw ValidationError("--privacy-detector must be one of \(FaceDetectorChoice.allCases.map(\.rawValue).joined(separator: ", ")), got \(privacyDetector)")
         }
         guard MaskStyle(rawValue: mask) != nil else {
             throw ValidationError("--mask must be mosaic or fill, got \(mask)")

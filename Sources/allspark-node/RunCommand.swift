@@ -25,7 +25,7 @@ struct RunCommand: AsyncParsableCommand {
     var privacy: String?
     @Option(name: .customLong("privacy-detector"), help: "Face detector: auto (default), dnn, cascades or both (privacyDetector).")
     var privacyDetector: String?
-    @Option(name: .customLong("privacy-model"), help: "CenterFace ONNX model file (privacyModel).")
+    @Option(name: .customLong("privacy-model"), help: "The face net's ONNX model file, YuNet 2023mar or CenterFace (privacyModel).")
     var privacyModel: String?
     @Option(help: "Port of the HTTP API, WebSocket and dashboard (server.port; 0 picks a free port).")
     var port: Int?

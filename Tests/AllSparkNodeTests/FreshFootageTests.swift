@@ -6,10 +6,10 @@ import Testing
 /// Asking for footage inside the chunk being recorded ends that chunk early.
 @Suite(.serialized)
 struct FreshFootageTests {
-    @Test("footage up to now, 3 s into a 30 s chunk: the chunk is ended early, holds it, and the next starts with a keyframe")
+    @Test("footage up to now, 3 s into a 60 s chunk: the chunk is ended early, holds it, and the next starts with a keyframe")
     func endsTheRecordingChunk() async throws {
         let storeURL = try TestFiles.makeDirectory("fresh")
-        var config = RecorderHarness.config(source: "testsrc", store: storeURL, chunkMs: 30_000, pace: true)
+        var config = RecorderHarness.config(source: "testsrc", store: storeURL, chunkMs: 60_000, pace: true)
         config.encoder.preset = NodeConfig().encoder.preset
         let harness = try RecorderHarness(config: config, storeDirectory: storeURL)
         let asked = Mutex(false)
@@ -28,14 +28,16 @@ struct FreshFootageTests {
         let (askedAtMs, files, again) = try await outcome.value
 
         let chunks = harness.store.allChunks
-        let cut = try #require(chunks.first, "a chunk was published before its 30 s were up")
+        let cut = try #require(chunks.first, "a chunk was published before its 60 s were up")
         #expect(files == [cut.fileName, cut.timestampsFileName])
         #expect(again.isEmpty)
         #expect(cut.endMs <= askedAtMs && askedAtMs - cut.endMs < 200, "the cut chunk holds the frames up to the ask")
         // When the ask comes depends on the machine's load; that the chunk was cut short and holds
         // the frames of its span does not (a loaded machine may drop a few).
         let spanFrames = Int((cut.endMs - cut.startMs) * 30 / 1000) + 1
-        #expect(cut.endMs - cut.startMs < 25_000, "ended well before its 30 s")
+        // The ask comes 3 s in, or later while other suites hold the test threads (26 s was
+        // seen): a 60 s chunk leaves room for that.
+        #expect(cut.endMs - cut.startMs < 55_000, "ended well before its 60 s")
         #expect(cut.frameCount <= spanFrames + 1 && cut.frameCount * 4 >= spanFrames * 3,
                 "\(cut.frameCount) frames over a span of \(spanFrames)")
         #expect(harness.recorder.status.chunksCutEarly == 1)

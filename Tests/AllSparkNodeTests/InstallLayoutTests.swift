@@ -26,20 +26,21 @@ struct InstallLayoutTests {
         let share = try TestFiles.makeDirectory("share")
         let layout = InstallLayout(shareDirectory: share.path)
         #expect(layout.webDirectory == "web")
-        #expect(layout.faceModelFile != share.path + "/centerface.onnx")
+        #expect(layout.faceModelFile(for: .yuNet) != share.path + "/face_detection_yunet_2023mar.onnx")
 
         try FileManager.default.createDirectory(at: share.appendingPathComponent("web"), withIntermediateDirectories: true)
         try Data("<html></html>".utf8).write(to: share.appendingPathComponent("web/index.html"))
-        try Data("model".utf8).write(to: share.appendingPathComponent("centerface.onnx"))
+        try Data("model".utf8).write(to: share.appendingPathComponent("face_detection_yunet_2023mar.onnx"))
         #expect(layout.webDirectory == share.path + "/web")
-        #expect(layout.faceModelFile == share.path + "/centerface.onnx")
+        #expect(layout.faceModelFile(for: .yuNet) == share.path + "/face_detection_yunet_2023mar.onnx")
+        #expect(layout.faceModelFile(for: .centerFace) != share.path + "/centerface.onnx")
     }
 
     @Test("an empty webDirectory or privacyModel means the installed one; a set one wins")
     func configDefaultsResolve() {
         var config = NodeConfig()
         #expect(config.server.dashboardDirectory == InstallLayout.current.webDirectory)
-        #expect(config.faceModelFile == InstallLayout.current.faceModelFile)
+        #expect(config.faceModelFile == nil)
         config.server.webDirectory = "/srv/dashboard"
         config.privacyModel = "/srv/model.onnx"
         #expect(config.server.dashboardDirectory == "/srv/dashboard")

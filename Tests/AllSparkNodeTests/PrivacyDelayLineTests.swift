@@ -126,8 +126,9 @@ struct PrivacyDelayLineTests {
     func sampledDetectionMasksEveryFrame() throws {
         let masker = try DelayLineMasker(
             // Fill, not pixelate: a mosaic of a flat square would keep its flat inside.
+            // Searches far slower than pushes, so that even a busy machine samples.
             width: 160, height: 120, settings: .init(capacity: 16, style: .fill),
-            makeDetectors: { [SlowSquareDetector(delayMs: 25)] })
+            makeDetectors: { [SlowSquareDetector(delayMs: 60)] })
         var released: [(captureMs: Int64, picture: TestFrame, boxes: [PixelRect])] = []
         let collect = { (frame: MaskedFrame) in
             released.append((frame.captureTimeMs, TestFrame(copying: frame.picture), frame.maskedBoxes))

@@ -84,6 +84,42 @@ struct PrivacyEdgeTests {
         #expect(exposed.isEmpty, "\(edge): \(exposed.count) of \(faces.count) cut faces not masked: \(exposed)")
     }
 
+    /// Three quarters of a `width` x `height` frame towards `edge`, reaching a tenth past it,
+    /// as an edge window does.
+    static func regionReaching(_ edge: Edge, width: Int, height: Int) -> PixelRect {
+        let (w, h) = (width * 3 / 4 + width / 10, height * 3 / 4 + height / 10)
+        switch edge {
+        case .left: return PixelRect(x: -width / 10, y: 0, width: w, height: height)
+        case .right: return PixelRect(x: width / 4, y: 0, width: w, height: height)
+        case .top: return PixelRect(x: 0, y: -height / 10, width: width, height: h)
+        case .bottom: return PixelRect(x: 0, y: height / 4, width: width, height: h)
+        }
+    }
+
+    @Test("a search reaching past an edge finds the cut face whatever the net searched before", arguments: Edge.allCases)
+    func searchPastAnEdgeDoesNotDependOnEarlierSearches(edge: Edge) throws {
+        let dataset = try FaceDataset()
+        let faces = try Self.wholeFaces(count: 4, dataset: dataset)
+        try #require(faces.count == 4)
+        let opposite: [Edge: Edge] = [.left: .right, .right: .left, .top: .bottom, .bottom: .top]
+        for face in faces {
+            let cut = try Self.cut(face.image, label: face.label, at: edge, outside: 0.5, dataset: dataset)
+            let (width, height) = (cut.picture.width, cut.picture.height)
+            let region = Self.regionReaching(edge, width: width, height: height)
+            let net = try FaceNetDetector()
+            var first: [PixelRect] = []
+            try net.detect(in: cut.picture.frame, within: region, appendingTo: &first)
+            // Other searches leave other pictures in the net's scratch buffers.
+            var elsewhere: [PixelRect] = []
+            try net.detect(in: cut.picture.frame, within: Self.regionReaching(opposite[edge]!, width: width, height: height), appendingTo: &elsewhere)
+            try net.detect(in: cut.picture.frame, appendingTo: &elsewhere)
+            var again: [PixelRect] = []
+            try net.detect(in: cut.picture.frame, within: region, appendingTo: &again)
+            #expect(again == first, "\(face.image) past the \(edge) edge: \(first) first, \(again) after other searches")
+            #expect(again.contains { coverage(of: cut.visible, by: [$0]) >= 0.5 }, "\(face.image): \(cut.visible) not found in \(again)")
+        }
+    }
+
     @Test("a half face standing at the left edge stays masked in every frame of its stay")
     func halfFaceStandingAtTheEdgeStaysMasked() throws {
         let dataset = try FaceDataset()

@@ -4,18 +4,17 @@ import Testing
 
 @testable import AllSparkNode
 
-/// CenterFace through OpenCV's dnn module, with the model `scripts/setup.sh` installs.
-@Suite("Privacy: the DNN face detector")
+/// YuNet and CenterFace through OpenCV's dnn module, with the models `scripts/setup.sh` installs.
+@Suite("Privacy: the DNN face detectors")
 struct PrivacyFaceNetTests {
     /// Whether a detection counts as finding `label`, by the faces README's rule.
     private func finds(_ label: PixelRect, in boxes: [PixelRect]) -> Bool {
         boxes.contains { $0.intersectionOverUnion(label) >= 0.3 || coverage(of: label, by: [$0]) >= 0.5 }
     }
 
-    @Test("finds the faces of dev photos that the cascades miss")
+    @Test("each net finds the faces of dev photos that the cascades miss")
     func findsFacesTheCascadesMiss() throws {
         let dataset = try FaceDataset()
-        let net = try FaceNetDetector()
         let cascades = try CascadeFaceDetector()
         var missedByCascades: [(image: String, label: PixelRect, picture: TestFrame)] = []
         // The first single-face photos, in name order, whose face (48 px or wider) the cascades miss.
@@ -27,24 +26,27 @@ struct PrivacyFaceNetTests {
             }
         }
         try #require(missedByCascades.count == 12)
-        let foundByNet = try missedByCascades.filter { finds($0.label, in: try $0.picture.faces(using: net)) }
-        #expect(foundByNet.count >= 10, "the DNN found \(foundByNet.count) of 12: missed \(missedByCascades.filter { m in !foundByNet.contains { $0.image == m.image } }.map(\.image))")
+        for model in FaceNetModel.allCases {
+            let net = try FaceNetDetector(settings: FaceNetSettings(model: model))
+            let foundByNet = try missedByCascades.filter { finds($0.label, in: try $0.picture.faces(using: net)) }
+            #expect(foundByNet.count >= 10, "\(model) found \(foundByNet.count) of 12: missed \(missedByCascades.filter { m in !foundByNet.contains { $0.image == m.image } }.map(\.image))")
+        }
     }
 
-    @Test("boxes lie on the face: a large labeled face is found with a tight box")
-    func boxesAreTight() throws {
+    @Test("boxes lie on the face: a large labeled face is found with a tight box", arguments: FaceNetModel.allCases)
+    func boxesAreTight(model: FaceNetModel) throws {
         let face = try LargeFace.find()
         let picture = try TestFrame.decode(face.path)
-        let found = try picture.faces(using: FaceNetDetector())
+        let found = try picture.faces(using: FaceNetDetector(settings: FaceNetSettings(model: model)))
         let best = try #require(found.max { $0.intersectionOverUnion(face.label) < $1.intersectionOverUnion(face.label) })
         #expect(best.intersectionOverUnion(face.label) >= 0.5, "label \(face.label), found \(found)")
     }
 
-    @Test("searching a region finds the face there, in frame coordinates, and nothing outside it")
-    func regionSearch() throws {
+    @Test("searching a region finds the face there, in frame coordinates, and nothing outside it", arguments: FaceNetModel.allCases)
+    func regionSearch(model: FaceNetModel) throws {
         let face = try LargeFace.find()
         let picture = try TestFrame.decode(face.path)
-        let net = try FaceNetDetector()
+        let net = try FaceNetDetector(settings: FaceNetSettings(model: model))
         var inside: [PixelRect] = []
         try net.detect(in: picture.frame, within: face.label.grown(byFractionPerSide: 0.5), appendingTo: &inside)
         #expect(inside.contains { $0.intersectionOverUnion(face.label) >= 0.5 }, "label \(face.label), found \(inside)")
@@ -65,7 +67,7 @@ struct PrivacyFaceNetTests {
         let garbage = directory.appendingPathComponent("centerface.onnx")
         try Data(repeating: 0x42, count: 4096).write(to: garbage)
         do {
-            _ = try FaceNetDetector(settings: FaceNetSettings(modelPath: garbage.path))
+            _ = try FaceNetDetector(settings: FaceNetSettings(model: .centerFace, modelPath: garbage.path))
             Issue.record("a detector was made from a file that is no model")
         } catch {
             guard case let .modelUnavailable(path, reason) = error else {
@@ -73,8 +75,36 @@ struct PrivacyFaceNetTests {
                 return
             }
             #expect(path == garbage.path)
-            #expect(reason.hasPrefix("not a CenterFace ONNX model"))
+            #expect(reason.hasPrefix("not a centerface ONNX model"))
         }
+    }
+
+    @Test("a YuNet file that is not the pinned one (one byte changed, or CenterFace) refuses at start-up, naming the file and both sums")
+    func aTamperedYuNetRefuses() throws {
+        let directory = try TestFiles.makeDirectory("privacy-yunet")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: FaceNetModel.yuNet.installedPath))
+        bytes[bytes.count / 2] ^= 0x01
+        let tampered = directory.appendingPathComponent("face_detection_yunet_2023mar.onnx")
+        try bytes.write(to: tampered)
+        for path in [tampered.path, FaceNetModel.centerFace.installedPath] {
+            do {
+                _ = try FaceNetDetector(settings: FaceNetSettings(model: .yuNet, modelPath: path))
+                Issue.record("a YuNet detector was made from \(path)")
+            } catch {
+                guard case let .modelUnavailable(named, reason) = error else {
+                    Issue.record("unexpected error \(error)")
+                    continue
+                }
+                #expect(named == path)
+                #expect(reason.contains("sha256") && reason.contains(FaceNetModel.yuNet.pinnedSHA256!), "\(reason)")
+            }
+        }
+        // The node refuses to start with it, rather than falling back to a weaker detector.
+        var config = NodeConfig()
+        config.privacyModel = tampered.path
+        config.privacyDetector = "yunet"
+        #expect(throws: PrivacyError.self) { try PrivacyPass(config: config, logger: Logger(label: "test")) }
     }
 
     @Test("auto without a model falls back to the cascades, with the reason; a configured dnn refuses")
@@ -86,7 +116,12 @@ struct PrivacyFaceNetTests {
         #expect(detectors.count == 1 && detectors[0] is CascadeFaceDetector)
 
         let installed = DetectorSetup(mode: .face, choice: .auto)
-        #expect(installed.faces == .dnn && installed.weakerDetectorReason == nil)
+        #expect(installed.faces == .net && installed.net.model == .yuNet && installed.weakerDetectorReason == nil)
+        #expect(installed.name == "yunet")
+        #expect(DetectorSetup(mode: .face, choice: .centerface).name == "centerface")
+        // A privacyModel path is told apart by its contents.
+        let byPath = DetectorSetup(mode: .face, choice: .auto, modelPath: FaceNetModel.centerFace.installedPath)
+        #expect(byPath.net.model == .centerFace && byPath.faces == .net)
 
         var config = NodeConfig()
         config.privacyDetector = "dnn"
@@ -102,7 +137,7 @@ struct PrivacyFaceNetTests {
     func unionMasksWhatEitherFinds() throws {
         let dataset = try FaceDataset()
         let alone: [String: [any RegionDetector]] = [
-            "dnn": try DetectorSetup(mode: .face, choice: .dnn).makeDetectors(),
+            "net": try DetectorSetup(mode: .face, choice: .dnn).makeDetectors(),
             "cascades": try DetectorSetup(mode: .face, choice: .cascades).makeDetectors(),
         ]
         let both = try DetectorSetup(mode: .face, choice: .both).makeDetectors()
@@ -122,6 +157,6 @@ struct PrivacyFaceNetTests {
                 found[name, default: 0] += boxes.count
             }
         }
-        #expect(found["dnn", default: 0] > 0 && found["cascades", default: 0] > 0, "\(found)")
+        #expect(found["net", default: 0] > 0 && found["cascades", default: 0] > 0, "\(found)")
     }
 }

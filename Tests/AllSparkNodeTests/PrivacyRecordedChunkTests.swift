@@ -30,7 +30,7 @@ struct PrivacyRecordedChunkTests {
         try #require(input.count == 120)
         #expect(recorded.count == input.count, "every frame is recorded (no pacing, no drops)")
         #expect(recorded.first.map { ($0.width, $0.height) } ?? (0, 0) == (352, 288))
-        #expect(pass.counters.detector == "dnn")
+        #expect(pass.counters.detector == "yunet")
         let checks = try FaceClip.checkNoFaceSurvives(input: input, output: recorded)
         let framesWithFaces = checks.netInput.filter { !$0.isEmpty }.count
         let counters = pass.counters.snapshot()

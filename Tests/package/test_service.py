@@ -2,6 +2,7 @@
 dependencies, systemd runs it as a hardened Type=notify service with a watchdog, template
 instances record side by side, an upgrade keeps the store and token, purge removes what the
 README says. The tests run in file order and share the one booted system."""
+import hashlib
 import json
 import re
 import subprocess
@@ -101,8 +102,14 @@ def test_installed_node_finds_its_dashboard_and_model(debian):
     health = json.loads(http_get(MAIN_PORT, "/api/health")[1])
     assert not any("privacy degraded" in warning for warning in health.get("warnings", [])), health
     assert debian.path("/usr/share/allspark-node/centerface.onnx").stat().st_size == 7_304_518
+    yunet = debian.path("/usr/share/allspark-node/face_detection_yunet_2023mar.onnx").read_bytes()
+    assert hashlib.sha256(yunet).hexdigest() == "8f2383e4dd3cfbb4553ea8718107fc0423210dc964f9f4280604804ed2552fa4"
+    token = debian.run("allspark-node token").stdout.strip()
+    status = json.loads(http_get(MAIN_PORT, "/api/status", token)[1])
+    assert status["privacy"]["detector"] == "yunet", status["privacy"]
     copyright = debian.path("/usr/share/doc/allspark-node/copyright").read_text()
     assert "centerface.onnx" in copyright and "MIT" in copyright and "Permission is hereby granted" in copyright
+    assert "face_detection_yunet_2023mar.onnx" in copyright and "Shiqi Yu" in copyright
 
 
 def test_root_reads_the_token_and_it_opens_the_api(debian):

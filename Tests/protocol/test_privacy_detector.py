@@ -5,7 +5,8 @@ import subprocess
 
 from node_harness import NODE_BIN, REPO
 
-MODEL = "/usr/local/share/allspark-node/centerface.onnx"
+YUNET = "/usr/local/share/allspark-node/face_detection_yunet_2023mar.onnx"
+CENTERFACE = "/usr/local/share/allspark-node/centerface.onnx"
 
 
 def metric(text, name):
@@ -15,20 +16,20 @@ def metric(text, name):
     raise AssertionError(f"{name} not in metrics")
 
 
-def test_default_runs_the_dnn_and_reports_it(make_node):
-    node = make_node("--privacy", "face", "--privacy-model", MODEL)
+def test_default_runs_yunet_and_reports_it(make_node):
+    node = make_node("--privacy", "face")
     node.wait_healthy()
     _, report = node.wait_until(
         lambda: (r := node.json("/api/status")) and r[1]["privacy"]["framesReleasedBySearch"] > 0 and r,
         what="frames searched")
     privacy = report["privacy"]
-    assert privacy["detector"] == "dnn" and privacy["weakerDetectorReason"] is None
+    assert privacy["detector"] == "yunet" and privacy["weakerDetectorReason"] is None
     assert privacy["framesSearched"] > 0 and privacy["meanDetectionMs"] > 0
     _, health = node.json("/api/health")
     assert health["status"] == "ok", health
     _, _, body = node.request("/metrics")
     text = body.decode()
-    assert 'allspark_privacy_detector_info{detector="dnn"} 1' in text
+    assert 'allspark_privacy_detector_info{detector="yunet"} 1' in text
     assert metric(text, "allspark_frames_released_by_search_total") > 0
     assert metric(text, "allspark_frames_released_by_tracking_total") >= 0
     assert metric(text, "allspark_frames_failed_closed_total") == 0
@@ -49,10 +50,15 @@ def test_without_a_model_auto_falls_back_to_cascades_and_says_so(make_node, tmp_
 
 
 def test_a_configured_detector_that_cannot_load_refuses_to_start(tmp_path):
-    for detector in ("dnn", "both"):
+    for detector in ("dnn", "yunet", "centerface", "both"):
         garbage = tmp_path / f"garbage-{detector}.onnx"
         garbage.write_bytes(b"\x08\x07not an onnx model at all" * 100)
-        for model in (tmp_path / "missing.onnx", garbage):
+        # A YuNet file with one byte changed: not the model the decoder is written for.
+        tampered = tmp_path / f"tampered-{detector}.onnx"
+        yunet = bytearray(open(YUNET, "rb").read())
+        yunet[len(yunet) // 2] ^= 1
+        tampered.write_bytes(bytes(yunet))
+        for model in (tmp_path / "missing.onnx", garbage, tampered):
             run = subprocess.run(
                 [str(NODE_BIN), "run", "--config", "/dev/null", "--source", "testsrc", "--store", str(tmp_path / "store"),
                  "--port", "0", "--privacy-detector", detector, "--privacy-model", str(model)],
@@ -69,7 +75,8 @@ def test_detection_too_slow_for_the_frame_rate_degrades_health_and_counts_the_wa
     # interval leaves on any machine this runs on, so frames wait for searches and the
     # source drops what cannot wait. None may leave unsearched (the Swift tests check that
     # frame by frame); here the node must say so.
-    node = make_node("--privacy", "face", "--privacy-model", MODEL, size="1280x720", fps=30,
+    node = make_node("--privacy", "face", "--privacy-detector", "centerface", "--privacy-model", CENTERFACE,
+                     size="1280x720", fps=30,
                      env={"ALLSPARK_PRIVACY_EVERY_FRAME": "true", "ALLSPARK_PRIVACY_DETECTION_WIDTH": "1280"})
     node.wait_until(lambda: node.json("/api/status")[1]["privacy"]["waitsForDetection"] > 0, timeout=60,
                     what="a frame waiting for detection")

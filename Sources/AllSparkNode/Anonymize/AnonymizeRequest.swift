@@ -8,12 +8,13 @@ public struct AnonymizeRequest: Sendable {
     public var mode: PrivacyMode
     public var style: MaskStyle
     public var detector: FaceDetectorChoice
-    public var modelPath: String
+    /// The face net's model; nil for the installed one.
+    public var modelPath: String?
     public var cascadeDirectory: String
 
     public init(
         inputPath: String, outputPath: String, boxesPath: String? = nil, mode: PrivacyMode = .face,
-        style: MaskStyle = .mosaic, detector: FaceDetectorChoice = .auto, modelPath: String = FaceNetSettings.defaultModelPath,
+        style: MaskStyle = .mosaic, detector: FaceDetectorChoice = .auto, modelPath: String? = nil,
         cascadeDirectory: String = FaceDetectionSettings.defaultCascadeDirectory
     ) {
         self.detector = detector

@@ -38,7 +38,7 @@ public enum ConfigKeys {
             allowed: "encoder options as key=value pairs separated by commas (e.g. tune=zerolatency), or empty"),
         .choice("privacy", \.privacy, PrivacyMode.allCases.map(\.rawValue)),
         .choice("privacyDetector", \.privacyDetector, FaceDetectorChoice.allCases.map(\.rawValue)),
-        .optionalText("privacyModel", \.privacyModel, allowed: "the path of CenterFace's ONNX model, or empty for the installed one"),
+        .optionalText("privacyModel", \.privacyModel, allowed: "the path of the face net's ONNX model (YuNet 2023mar or CenterFace), or empty for the installed one"),
         .choice("privacyMask", \.privacyMask, MaskStyle.allCases.map(\.rawValue)),
         .integer("privacyDetectionWidth", \.privacyDetectionWidth, 160...3840),
         .boolean("privacyEveryFrame", \.privacyEveryFrame),

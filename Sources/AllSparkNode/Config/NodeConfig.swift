@@ -22,10 +22,10 @@ public struct NodeConfig: Sendable, Equatable {
 
     public var encoder = EncoderSettings()
     public var privacy: String = "face"
-    /// `auto` (the DNN when its model is installed, else the cascades), `dnn`, `cascades`
-    /// or `both`.
+    /// `auto` (the best face net installed: YuNet, else CenterFace; else the cascades),
+    /// `dnn`, `yunet`, `centerface`, `cascades` or `both`.
     public var privacyDetector: String = "auto"
-    /// The CenterFace ONNX model the DNN detector loads; empty: the installed one (`faceModelFile`).
+    /// The ONNX model the face net loads (YuNet 2023mar or CenterFace); empty: the installed one.
     public var privacyModel: String = ""
     /// `mosaic` or `fill`.
     public var privacyMask: String = "mosaic"
@@ -37,7 +37,7 @@ public struct NodeConfig: Sendable, Equatable {
     public var privacyEveryFrame: Bool = false
     /// How far past a frame the face searches must have looked before it is encoded: a
     /// face found this late is still masked back to where it came in. Adds to latency.
-    public var privacyLookbackMs: Int = 500
+    public var privacyLookbackMs = Int(DelayLineMasker.Settings.defaultLookbackMs)
     /// `/api/health` is degraded when the kernel clock's maximum error is above this.
     public var clockMaxErrorMs: Double = 100
     /// An unsynchronised kernel clock (no NTP or PTP daemon) degrades `/api/health`; false
@@ -59,8 +59,8 @@ public struct NodeConfig: Sendable, Equatable {
     public init() {}
 
     public var capBytes: Int64 { Int64(videoBufferMaxMB * 1024 * 1024) }
-    /// `privacyModel`, or the model the package or `scripts/setup.sh` installed.
-    public var faceModelFile: String { privacyModel.isEmpty ? FaceNetSettings.defaultModelPath : privacyModel }
+    /// `privacyModel`, or nil for the model the package or `scripts/setup.sh` installed.
+    public var faceModelFile: String? { privacyModel.isEmpty ? nil : privacyModel }
 }
 
 public enum VideoFormat: String, Sendable, CaseIterable {

@@ -37,10 +37,10 @@ public struct InstallLayout: Sendable {
         return FileManager.default.fileExists(atPath: installed + "/index.html") ? installed : "web"
     }
 
-    /// CenterFace's model: the package's copy, else the one `scripts/setup.sh` installs.
+    /// A face net's model: the package's copy, else the one `scripts/setup.sh` installs.
     /// When neither exists the package's path is named, so the warning says where it belongs.
-    public var faceModelFile: String {
-        let candidates = [shareDirectory + "/centerface.onnx", Self.setupShareDirectory + "/centerface.onnx"]
+    public func faceModelFile(for model: FaceNetModel) -> String {
+        let candidates = [shareDirectory + "/" + model.fileName, Self.setupShareDirectory + "/" + model.fileName]
         return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
     }
 

@@ -65,8 +65,8 @@ public struct PrivacyPass: Sendable {
         try self.init(
             detectors: detectors,
             delayLine: DelayLineMasker.Settings(
-                searchesEveryFrame: config.privacyEveryFrame, style: style, minimumRegionWidth: config.privacyDetectionWidth,
-                lookbackMs: Int64(config.privacyLookbackMs)),
+                fps: config.fps, searchesEveryFrame: config.privacyEveryFrame, style: style,
+                minimumRegionWidth: config.privacyDetectionWidth, lookbackMs: Int64(config.privacyLookbackMs)),
             logger: logger)
     }
 }

@@ -155,26 +155,34 @@ allspark_status allspark_people_detector_detect(allspark_people_detector *detect
 /* As allspark_cascade_detector_last_error. */
 const char *allspark_people_detector_last_error(const allspark_people_detector *detector);
 
-/* ---- CenterFace face detector (an ONNX model through OpenCV's dnn module) ---- */
+/* ---- Face nets: CenterFace or YuNet (ONNX models through OpenCV's dnn module) ---- */
 
 typedef struct allspark_face_net allspark_face_net;
 
+/* Which model a face net file holds; each has its own input colour order and outputs. */
+typedef enum allspark_face_net_kind {
+    /* CenterFace: RGB input; heatmap, scales, offsets, landmarks at a quarter of the input size. */
+    ALLSPARK_FACE_NET_CENTERFACE = 0,
+    /* YuNet (2023mar): BGR input; class, objectness, box and landmark rows at strides 8, 16, 32. */
+    ALLSPARK_FACE_NET_YUNET = 1
+} allspark_face_net_kind;
+
 /*
- * Loads a CenterFace ONNX model (inputs: an RGB blob whose sides are multiples of 32;
- * outputs: heatmap, scales, offsets, landmarks at a quarter of the input size).
- * Returns ALLSPARK_ERROR_MODEL_LOAD when the file cannot be read as such a model.
+ * Loads an ONNX model of `kind` (inputs: a blob whose sides are multiples of 32) and runs
+ * it once on a small blank picture. Returns ALLSPARK_ERROR_MODEL_LOAD when the file
+ * cannot be read as such a model.
  */
-allspark_status allspark_face_net_create(const char *model_path, allspark_face_net **net);
+allspark_status allspark_face_net_create(const char *model_path, allspark_face_net_kind kind, allspark_face_net **net);
 
 /* Frees a net from allspark_face_net_create; NULL is allowed. */
 void allspark_face_net_free(allspark_face_net *net);
 
 /*
  * Searches `region` of `image` (the whole picture for the whole frame) for faces: the
- * region is scaled to `input_width` x `input_height` (multiples of 32), converted to RGB
- * and passed through the net. The region may reach past the picture's edges (at least
+ * region is scaled to `input_width` x `input_height` (multiples of 32), converted to the
+ * model's colour order and passed through the net. The region may reach past the picture's edges (at least
  * 2x2 pixels of it inside, at most 3 times the picture's size): the part outside is the
- * inside part's mirror image, so a face cut by the edge is searched with its reflection. Faces whose heatmap peak is above
+ * inside part's mirror image, so a face cut by the edge is searched with its reflection. Faces scored above
  * `score_threshold` are kept, overlapping ones merged (non-maximum suppression at IoU
  * `overlap_threshold`). Boxes are in `image`'s pixel coordinates. Buffers are reused
  * between calls of the same size. Same output buffer rules as the cascade detector.

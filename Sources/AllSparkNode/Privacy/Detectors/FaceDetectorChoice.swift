@@ -2,13 +2,17 @@ import Foundation
 
 /// Which face detector the privacy pass searches with (`privacyDetector`).
 public enum FaceDetectorChoice: String, Sendable, CaseIterable {
-    /// The net when its model is installed, else the cascades (with a warning).
+    /// The best face net installed (YuNet, else CenterFace), else the cascades (with a warning).
     case auto
-    /// CenterFace through OpenCV's dnn module.
+    /// The best face net installed; the node does not start without one.
     case dnn
+    /// YuNet through OpenCV's dnn module.
+    case yunet
+    /// CenterFace through OpenCV's dnn module.
+    case centerface
     /// OpenCV's Haar cascades: frontal face and profiles both ways.
     case cascades
-    /// Both: whatever either finds is masked.
+    /// The best face net and the cascades: whatever either finds is masked.
     case both
 }
 
@@ -16,10 +20,10 @@ public enum FaceDetectorChoice: String, Sendable, CaseIterable {
 /// every file checked by the detectors' own loading (fail closed).
 public struct DetectorSetup: Sendable {
     /// Which face detectors run after `auto` is resolved.
-    public enum Faces: String, Sendable {
-        case dnn
+    public enum Faces: Sendable, Equatable {
+        case net
         case cascades
-        case both = "dnn+cascades"
+        case both
     }
 
     public let mode: PrivacyMode
@@ -30,26 +34,35 @@ public struct DetectorSetup: Sendable {
     /// a warning at every start and a `degraded` health.
     public let weakerDetectorReason: String?
 
+    /// - Parameter modelPath: the face net's model file (`privacyModel`); nil for the
+    ///   installed one. For `auto`, `dnn` and `both` its checksum tells which net it holds.
     public init(
-        mode: PrivacyMode, choice: FaceDetectorChoice = .auto, modelPath: String = FaceNetSettings.defaultModelPath,
+        mode: PrivacyMode, choice: FaceDetectorChoice = .auto, modelPath: String? = nil,
         cascadeDirectory: String = FaceDetectionSettings.defaultCascadeDirectory,
         detectionWidth: Int = FaceDetectionSettings().maxDetectionWidth
     ) {
         self.mode = mode
         cascades = FaceDetectionSettings(cascadeDirectory: cascadeDirectory, maxDetectionWidth: detectionWidth)
-        net = FaceNetSettings(modelPath: modelPath, maxDetectionWidth: detectionWidth)
+        let model: FaceNetModel
         switch choice {
-        case .auto where FileManager.default.fileExists(atPath: modelPath):
-            faces = .dnn
+        case .yunet: model = .yuNet
+        case .centerface: model = .centerFace
+        case .auto, .dnn, .cascades, .both:
+            model = modelPath.map(FaceNetModel.identified(byContentsOf:)) ?? Self.bestInstalledNet
+        }
+        net = FaceNetSettings(model: model, modelPath: modelPath, maxDetectionWidth: detectionWidth)
+        switch choice {
+        case .auto where FileManager.default.fileExists(atPath: net.modelPath):
+            faces = .net
             weakerDetectorReason = nil
         case .auto:
             faces = .cascades
             weakerDetectorReason = """
-                no face model at \(modelPath) (run scripts/setup.sh): masking with the Haar cascades, \
-                which miss turned, tilted and small faces that the DNN finds
+                no face model at \(modelPath ?? FaceNetModel.yuNet.installedPath) (run scripts/setup.sh): masking with the Haar \
+                cascades, which miss turned, tilted and small faces that the DNN finds
                 """
-        case .dnn:
-            faces = .dnn
+        case .dnn, .yunet, .centerface:
+            faces = .net
             weakerDetectorReason = nil
         case .cascades:
             faces = .cascades
@@ -60,12 +73,25 @@ public struct DetectorSetup: Sendable {
         }
     }
 
+    /// YuNet where its model is installed, else CenterFace.
+    static var bestInstalledNet: FaceNetModel {
+        FileManager.default.fileExists(atPath: FaceNetModel.yuNet.installedPath) ? .yuNet : .centerFace
+    }
+
     /// What `/api/status` and the logs call the detectors.
     public var name: String {
         switch mode {
         case .none: "none"
-        case .face: faces.rawValue
-        case .body: faces.rawValue + "+people"
+        case .face: facesName
+        case .body: facesName + "+people"
+        }
+    }
+
+    private var facesName: String {
+        switch faces {
+        case .net: net.model.rawValue
+        case .cascades: "cascades"
+        case .both: net.model.rawValue + "+cascades"
         }
     }
 
@@ -76,7 +102,7 @@ public struct DetectorSetup: Sendable {
         guard mode != .none else { return [] }
         var detectors: [any RegionDetector] = []
         if faces != .cascades { detectors.append(try FaceNetDetector(settings: net)) }
-        if faces != .dnn { detectors.append(try CascadeFaceDetector(settings: cascades)) }
+        if faces != .net { detectors.append(try CascadeFaceDetector(settings: cascades)) }
         if mode == .body { detectors.append(try PeopleDetector()) }
         return detectors
     }

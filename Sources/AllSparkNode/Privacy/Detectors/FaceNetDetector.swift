@@ -1,29 +1,33 @@
 import COpenCVShim
 import Foundation
 
-/// Finds faces with CenterFace, a small convolutional net, through OpenCV's dnn module.
+/// Finds faces with a small convolutional net (YuNet or CenterFace, `FaceNetModel`)
+/// through OpenCV's dnn module.
 ///
 /// Unlike the cascades it finds faces turned, tilted, laughing or half-covered, in colour
-/// (the frame's three planes are shrunk and converted to RGB inside the shim). Boxes
-/// cover the forehead to the chin. Not safe to use from two threads at once.
+/// (the frame's three planes are shrunk and converted to the model's colour order inside
+/// the shim). Boxes cover the brow or forehead to the chin. Not safe to use from two
+/// threads at once.
 public final class FaceNetDetector: RegionDetector {
     public let settings: FaceNetSettings
     private let handle: OpaquePointer
     private let found: UnsafeMutablePointer<allspark_rect>
 
-    /// - Throws: `PrivacyError.modelUnavailable` naming the model file when it is missing
-    ///   or is not CenterFace.
+    /// - Throws: `PrivacyError.modelUnavailable` naming the model file when it is missing,
+    ///   is not the model the settings name, or (YuNet) does not match its pinned sha256.
     public init(settings: FaceNetSettings = FaceNetSettings()) throws(PrivacyError) {
         try settings.validate()
         guard FileManager.default.isReadableFile(atPath: settings.modelPath) else {
             throw .modelUnavailable(
                 path: settings.modelPath, reason: "no readable file at this path (scripts/setup.sh installs it)")
         }
+        try settings.model.checkIdentity(ofFileAt: settings.modelPath)
         var handle: OpaquePointer?
-        let status = allspark_face_net_create(settings.modelPath, &handle)
+        let status = allspark_face_net_create(settings.modelPath, settings.model.kind, &handle)
         guard status == ALLSPARK_OK, let handle else {
             throw .modelUnavailable(
-                path: settings.modelPath, reason: "not a CenterFace ONNX model (\(String(cString: allspark_status_description(status))))")
+                path: settings.modelPath,
+                reason: "not a \(settings.model.rawValue) ONNX model (\(String(cString: allspark_status_description(status))))")
         }
         self.handle = handle
         self.settings = settings
@@ -69,16 +73,22 @@ public final class FaceNetDetector: RegionDetector {
         for index in 0..<Int(count) {
             let box = PixelRect(
                 x: Int(found[index].x), y: Int(found[index].y), width: Int(found[index].width), height: Int(found[index].height))
-            if !box.isEmpty { regions.append(Self.completedAtFrameEdge(box, frameWidth: frame.width, frameHeight: frame.height)) }
+            guard !box.isEmpty else { continue }
+            var face = Self.completedAtFrameEdge(
+                box, faceAspect: settings.model.faceAspect, frameWidth: frame.width, frameHeight: frame.height)
+            let forehead = Int((Double(face.height) * settings.model.foreheadShare).rounded(.up))
+            face.y -= forehead
+            face.height += forehead
+            regions.append(face.clamped(toWidth: frame.width, height: frame.height))
         }
     }
 
-    /// CenterFace's boxes run from forehead to chin, about 1.25 times as tall as wide. A
-    /// face cut by the frame's edge gets a box of its visible part, often placed towards
+    /// A net's box of a whole face is `faceAspect` times as tall as wide. A face cut by
+    /// the frame's edge gets a box of its visible part, often placed towards
     /// the missing part (half a face below the eyes is boxed from the nose down). Such a
     /// box is extended into the frame to the face's proportions, so its mask covers all
     /// that shows.
-    static func completedAtFrameEdge(_ box: PixelRect, frameWidth: Int, frameHeight: Int) -> PixelRect {
+    static func completedAtFrameEdge(_ box: PixelRect, faceAspect: Double, frameWidth: Int, frameHeight: Int) -> PixelRect {
         var completed = box
         let faceHeight = Int((Double(box.width) * faceAspect).rounded(.up))
         let faceWidth = Int((Double(box.height) / faceAspect).rounded(.up))
@@ -96,7 +106,4 @@ public final class FaceNetDetector: RegionDetector {
         }
         return completed.clamped(toWidth: frameWidth, height: frameHeight)
     }
-
-    /// Height over width of a face's box from this net.
-    static let faceAspect = 1.25
 }

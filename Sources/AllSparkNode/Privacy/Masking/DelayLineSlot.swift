@@ -1,10 +1,12 @@
 import CFFmpeg
 
-/// One buffer of the delay line: a frame held until a search at or after it is done, its
-/// tracking thumbnail, and what it will be masked with. Everything is allocated once and
-/// reused for every frame that passes through the slot.
+/// One place in the delay line: a frame held until a search at or after it is done, its
+/// tracking thumbnail, and what it will be masked with. The thumbnail is allocated once and
+/// reused for every frame that passes through the slot; the picture buffer is lent by the
+/// delay line's `PicturePool` while the slot holds a frame. The thumbnail outlives the
+/// frame's release: tracking reads the frame before the next one.
 final class DelayLineSlot {
-    let frame: OwnedFrame
+    private var picture: OwnedFrame?
     let thumbnail: LumaThumbnail
     private(set) var captureTimeMs: Int64 = 0
     /// Faces to mask in this frame: found in it, or carried to it from searched frames.
@@ -16,23 +18,37 @@ final class DelayLineSlot {
     /// A search this frame waited for failed: it leaves masked whole.
     var failure: PrivacyError?
 
-    init(width: Int, height: Int, trackingWidth: Int) throws {
-        frame = try OwnedFrame(width: width, height: height, format: AV_PIX_FMT_YUV420P)
+    init(trackingWidth: Int) throws {
         thumbnail = try LumaThumbnail(maxWidth: trackingWidth)
         boxes.reserveCapacity(32)
     }
 
-    /// Copies `picture` in and starts the slot afresh.
-    func store(_ picture: YUV420Frame, captureTimeMs: Int64, flow: BoxFlow.Settings) throws {
+    /// The held frame's picture buffer.
+    var frame: OwnedFrame {
+        guard let picture else { preconditionFailure("a delay-line slot read while it holds no frame") }
+        return picture
+    }
+
+    /// Copies `source` into `buffer`, which the slot keeps until `giveBackPicture`, and
+    /// starts the slot afresh.
+    func store(_ source: YUV420Frame, in buffer: OwnedFrame, captureTimeMs: Int64, flow: BoxFlow.Settings) throws {
+        precondition(picture == nil, "a delay-line slot given a second picture")
         // The encoder may still hold this buffer from its last trip; this copies only then.
-        try checkLibav(av_frame_make_writable(frame.pointer), "making a delay-line buffer writable")
-        copy(picture, into: frame.yuv420Picture)
+        try checkLibav(av_frame_make_writable(buffer.pointer), "making a delay-line buffer writable")
+        copy(source, into: buffer.yuv420Picture)
+        picture = buffer
         self.captureTimeMs = captureTimeMs
         boxes.removeAll(keepingCapacity: true)
         detectionMs = nil
         appeared = 0
         failure = nil
-        try thumbnail.update(from: picture, window: flow.window, levels: flow.levels)
+        try thumbnail.update(from: source, window: flow.window, levels: flow.levels)
+    }
+
+    /// The picture buffer, once its frame has left.
+    func giveBackPicture() -> OwnedFrame {
+        defer { picture = nil }
+        return frame
     }
 
     /// Adds a face box. A face found in this very frame replaces boxes carried here that
