@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import Testing
 @testable import AllSparkNode
@@ -202,6 +203,45 @@ struct MediaSigningTests {
     func unsignedFootage() throws {
         let video = try TestFiles.makeTestVideo(seconds: 1)
         #expect(try MediaSigningVerifier.verify(path: video.path).status == .unsigned)
+    }
+
+    @Test("a chunk ending on a keyframe whose frame already carries a GOP's SEI keeps every SEI in counter order")
+    func chunkEndingOnAKeyframe() throws {
+        let store = try TestFiles.makeDirectory("signing-order")
+        let identity = try MediaSigningIdentity.load(storeDirectory: store.path, configuredCertificate: "", nodeName: "order-test")
+        let signer = MediaSigner(identity: identity)
+        var packet: UnsafeMutablePointer<AVPacket>? = av_packet_alloc()
+        defer { av_packet_free(&packet) }
+        var written: [[UInt8]] = []
+        func keep(_ output: UnsafeMutablePointer<AVPacket>?) {
+            guard let output else { return }
+            written.append(Array(UnsafeRawBufferPointer(start: output.pointee.data, count: Int(output.pointee.size))))
+        }
+        // Three keyframes, each its own GOP, 1 s apart (a time stamp SEI ahead of each slice, as
+        // the recorder has it). The pause lets the first GOP's SEI be signed before the third
+        // frame passes, so it rides in that frame, which then also gets the rest at the chunk's
+        // end: the case a stopped node's last chunk hit. A busy machine may sign later, when
+        // the SEIs simply all go in at the end.
+        for index in 0..<3 {
+            if index == 2 { Thread.sleep(forTimeInterval: 0.2) }
+            let frame = unit([[0x06, 0x05, 0x01, 0x00, 0x80], [0x65, 0x88, 0x84, UInt8(index), 0x10, 0x20]])
+            av_packet_unref(packet)
+            try checkLibav(av_new_packet(packet, Int32(frame.count)), "allocating")
+            frame.withUnsafeBytes { packet!.pointee.data.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: frame.count) }
+            packet!.pointee.pts = Int64(index) * 1000
+            keep(try signer.pass(packet!, captureMicroseconds: 1_790_000_000_000_000 + Int64(index) * 1_000_000, startsChunk: index == 0))
+        }
+        keep(try signer.finishChunk())
+        #expect(written.count == 3)
+        let counters = written.flatMap(nals).compactMap { nal in nal.withUnsafeBytes { MediaSigningSEI.parse(nal: $0)?.gopInfo?.counter } }
+        #expect(counters == [0, 1, 2])
+        let report = try verify(written)
+        #expect(report.status == .valid && report.validGOPs == 3, "\(report.problems)")
+        // Every signing SEI sits ahead of the frame's time stamp SEI (GStreamer's reading order).
+        for frame in written {
+            let types = nals(frame).map { isSigningSEI($0) ? "signing" : $0[0] & 0x1F == 6 ? "sei" : "slice" }
+            #expect(types.last == "slice" && types.dropLast().last == "sei", "\(types)")
+        }
     }
 
     @Test("a stored access unit whose first NAL unit is 256–511 bytes (it begins 00 00 01) is read by its lengths")

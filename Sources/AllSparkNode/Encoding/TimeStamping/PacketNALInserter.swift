@@ -25,10 +25,13 @@ final class PacketNALInserter {
 
     /// `source` with what `write` puts at the given pointer (at most `maximumAddedBytes`,
     /// NAL units each with its 4-byte framing; returns how many bytes) at `position`.
-    /// Valid until the next call; `source` itself is unchanged. A packet without a slice,
-    /// or whose NAL lengths do not add up, is returned as it is.
+    /// At `.beforeFirstSEIOrSlice`, SEIs that `keptAhead` picks out stay ahead (so NAL units
+    /// added to one packet in two goes keep their order). Valid until the next call;
+    /// `source` itself is unchanged. A packet without a slice, or whose NAL lengths do not
+    /// add up, is returned as it is.
     func inserting(
-        into source: UnsafeMutablePointer<AVPacket>, at position: Position = .beforeFirstSlice, maximumAddedBytes: Int,
+        into source: UnsafeMutablePointer<AVPacket>, at position: Position = .beforeFirstSlice,
+        keptAhead: (UnsafeRawBufferPointer) -> Bool = { _ in false }, maximumAddedBytes: Int,
         _ write: (_ output: UnsafeMutablePointer<UInt8>, _ framing: H264Framing) -> Int
     ) throws -> UnsafeMutablePointer<AVPacket> {
         guard let packet else { throw LibavError("allocating a packet for SEI", code: allspark_averror(ENOMEM)) }
@@ -39,7 +42,7 @@ final class PacketNALInserter {
         var seiOffset: Int?
         let consistent = framing.forEachNAL(in: data) { offset, nal in
             guard let header = nal.first else { return true }
-            if header & 0x1F == 6, seiOffset == nil { seiOffset = offset }
+            if header & 0x1F == 6, seiOffset == nil, !keptAhead(nal) { seiOffset = offset }
             guard H264Framing.isSlice(header) else { return true }
             sliceOffset = offset
             return false

@@ -46,8 +46,10 @@ final class ClipSignatures {
         return try insert(trailingNALs, into: packet)
     }
 
+    /// Behind the frame's own signing SEIs: GOP SEIs stay in counter order.
     private func insert(_ nals: [[UInt8]], into packet: UnsafeMutablePointer<AVPacket>) throws -> UnsafeMutablePointer<AVPacket> {
-        try inserter.inserting(into: packet, at: .beforeFirstSEIOrSlice, maximumAddedBytes: nals.reduce(0) { $0 + 4 + $1.count }) { output, framing in
+        let added = nals.reduce(0) { $0 + 4 + $1.count }
+        return try inserter.inserting(into: packet, at: .beforeFirstSEIOrSlice, keptAhead: MediaSigningSEI.isSigningSEI, maximumAddedBytes: added) { output, framing in
             nals.reduce(0) { offset, nal in offset + framing.writeNAL(nal, to: output + offset) }
         }
     }

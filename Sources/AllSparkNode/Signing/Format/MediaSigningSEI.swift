@@ -174,6 +174,17 @@ enum MediaSigningSEI {
         }
     }
 
+    /// Whether a NAL unit (header first, escaped) is a signing SEI, from its first bytes,
+    /// without copying: the frame path asks it. Nothing up to the UUID's end can hold an
+    /// emulation prevention byte (no 00 00 there is followed by a byte below 4).
+    static func isSigningSEI(_ nal: UnsafeRawBufferPointer) -> Bool {
+        guard nal.count > 2, nal[0] & 0x1F == 6, nal[1] == 5 else { return false }
+        var position = 2
+        while position < nal.count, nal[position] == 0xFF { position += 1 }
+        position += 1
+        return position + uuid.count <= nal.count && nal[position..<position + uuid.count].elementsEqual(uuid)
+    }
+
     /// The signing SEI in a NAL unit (header first, escaped), or nil when it is not one.
     static func parse(nal: UnsafeRawBufferPointer) -> Parsed? {
         guard nal.count > 20, nal[0] & 0x1F == 6 else { return nil }

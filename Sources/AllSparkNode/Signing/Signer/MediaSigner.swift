@@ -140,7 +140,9 @@ final class MediaSigner {
     private func insertPending(into packet: UnsafeMutablePointer<AVPacket>, certificate: Bool) throws -> UnsafeMutablePointer<AVPacket> {
         guard certificate || !pendingNALs.isEmpty else { return packet }
         let added = (certificate ? 4 + certificateNAL.count : 0) + pendingNALs.reduce(0) { $0 + 4 + $1.count }
-        let output = try inserter.inserting(into: packet, at: .beforeFirstSEIOrSlice, maximumAddedBytes: added) { output, framing in
+        let output = try inserter.inserting(
+            into: packet, at: .beforeFirstSEIOrSlice, keptAhead: MediaSigningSEI.isSigningSEI, maximumAddedBytes: added
+        ) { output, framing in
             var offset = certificate ? framing.writeNAL(certificateNAL, to: output) : 0
             for nal in pendingNALs { offset += framing.writeNAL(nal, to: output + offset) }
             return offset
