@@ -9,8 +9,6 @@ final class PicturePool {
     let width: Int
     let height: Int
     private var spare: [OwnedFrame] = []
-    /// Buffers made so far: the most frames held at once.
-    private(set) var made = 0
 
     init(width: Int, height: Int, capacity: Int) {
         self.width = width
@@ -20,7 +18,6 @@ final class PicturePool {
 
     func take() throws -> OwnedFrame {
         if let buffer = spare.popLast() { return buffer }
-        made += 1
         return try OwnedFrame(width: width, height: height, format: AV_PIX_FMT_YUV420P)
     }
 
