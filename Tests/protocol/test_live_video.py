@@ -1,6 +1,7 @@
 """Live video from a real node: the fMP4 stream, LL-HLS and RTSP (GStreamer's server), read
 by real clients (ffprobe, ffmpeg, plain sockets), with and without the token."""
 import hashlib
+import json
 import re
 import socket
 import subprocess
@@ -147,6 +148,37 @@ def test_the_fmp4_stream_needs_the_token_and_starts_at_a_keyframe(live_node, tmp
     keys = [line.strip(",") for line in frames.stdout.split()]
     assert len(keys) >= 5, frames.stderr
     assert keys[0] == "1", "a viewer joins at a keyframe"
+
+
+def verify_live_recording(node, path, tmp_path):
+    """`allspark-node verify` and `probe` on a recording of the live stream: every GOP in it
+    signed (issue 32) and its frames' capture times in it (issue 31)."""
+    status, _, certificate = node.request("/api/signing/certificate", headers=bearer())
+    assert status == 200
+    (tmp_path / "node.pem").write_bytes(certificate)
+    verified = run([str(NODE_BIN), "verify", str(path), "--certificate", str(tmp_path / "node.pem"), "--json"])
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    report = json.loads(verified.stdout)[0]
+    assert report["status"] == "valid" and not report["problems"], report
+    # 6 s at 1 s GOPs and 2 s chunks: GOPs signed inside a chunk and at its end alike.
+    assert report["validGOPs"] >= 4 and report["validGOPs"] == report["signedGOPs"], report
+    probed = run([str(NODE_BIN), "probe", str(path), "--json"])
+    assert probed.returncode == 0, probed.stdout + probed.stderr
+    times = json.loads(probed.stdout)
+    assert times["lastFrameMs"] - times["firstFrameMs"] >= 4000, times
+
+
+def test_the_live_streams_carry_the_signing_and_time_stamp_seis(live_node, tmp_path):
+    head, body = read_stream(live_node, 7, bearer())
+    assert head.startswith("HTTP/1.1 200"), head
+    stream = tmp_path / "live.mp4"
+    stream.write_bytes(dechunk(body))
+    verify_live_recording(live_node, stream, tmp_path)
+    saved = tmp_path / "rtsp.mp4"
+    copied = run(["ffmpeg", "-v", "error", "-rtsp_transport", "tcp", "-i", rtsp_url(live_node), "-t", "7", "-c", "copy",
+                  str(saved)], timeout=90)
+    assert copied.returncode == 0, copied.stderr
+    verify_live_recording(live_node, saved, tmp_path)
 
 
 def test_rtsp_refuses_without_the_password(live_node):

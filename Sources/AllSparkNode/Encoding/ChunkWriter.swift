@@ -65,9 +65,12 @@ final class ChunkWriter {
 
     /// Writes one packet whose pts/dts are relative to the encoder origin, with its capture
     /// time in the stream (`PrecisionTimeStamper`) and, when signing, the signing SEIs ready
-    /// by then (`MediaSigner`). Returns false, writing nothing, when the store cannot make
-    /// room: the chunk must end here.
-    func write(_ packet: UnsafeMutablePointer<AVPacket>, originMs: Int64) throws -> Bool {
+    /// by then (`MediaSigner`). `live` gets the packet with those SEIs before any of it
+    /// reaches the disk. Returns false, writing nothing, when the store cannot make room:
+    /// the chunk must end here.
+    func write(
+        _ packet: UnsafeMutablePointer<AVPacket>, originMs: Int64, live: (UnsafeMutablePointer<AVPacket>) -> Void
+    ) throws -> Bool {
         let packetBytes = Int64(packet.pointee.size) + 4 + Int64(PrecisionTimeStampSEI.maximumNALBytes)
             + Int64(signer?.maximumBytesAddedToNextPacket ?? 0)
         guard store.reserveLiveChunk(reservedBytes: worstCaseBytes(adding: packetBytes), actualBytes: fileBytes) else {
@@ -82,8 +85,10 @@ final class ChunkWriter {
         let stamped = try timeStamper.stamped(packet, epochMicroseconds: captureMicroseconds, status: clockStatus)
         if let signer {
             let previous = try signer.pass(stamped, captureMicroseconds: captureMicroseconds, startsChunk: relativeTimesMs.isEmpty)
+            if let liveView = signer.liveView { live(liveView) }
             if let previous { try muxer.write(previous) }
         } else {
+            live(stamped)
             try muxer.write(stamped)
         }
         relativeTimesMs.append(relativePts)

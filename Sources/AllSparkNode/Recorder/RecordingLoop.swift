@@ -273,12 +273,18 @@ final class RecordingLoop {
         while try encoder.receive(into: packet) {
             defer { av_packet_unref(packet) }
             packet.pointee.duration = Int64((1000 / control.currentSettings.fps).rounded())
-            // The one place live viewers get packets: the recording's own, before the chunk writer rebases them.
-            if let liveTap, let data = packet.pointee.data {
+            // The one place live viewers get packets: the recording's own, with the time stamp and
+            // signing SEIs the chunk writer puts in, or as encoded when no chunk takes them.
+            let captureMs = originMs + packet.pointee.pts
+            var sentLive = false
+            func publishLive(_ output: UnsafeMutablePointer<AVPacket>) {
+                sentLive = true
+                guard let liveTap, let data = output.pointee.data else { return }
                 liveTap.publish(
-                    UnsafeRawBufferPointer(start: data, count: Int(packet.pointee.size)), captureMs: originMs + packet.pointee.pts,
-                    durationMs: packet.pointee.duration, isKeyframe: packet.pointee.flags & AV_PKT_FLAG_KEY != 0)
+                    UnsafeRawBufferPointer(start: data, count: Int(output.pointee.size)), captureMs: captureMs,
+                    durationMs: output.pointee.duration, isKeyframe: output.pointee.flags & AV_PKT_FLAG_KEY != 0)
             }
+            defer { if !sentLive { publishLive(packet) } }
             if let next = awaitedChunks.first, packet.pointee.pts == next.encoderPts, packet.pointee.flags & AV_PKT_FLAG_KEY != 0 {
                 awaitedChunks.removeFirst()
                 let finished = finishChunk()
@@ -293,7 +299,7 @@ final class RecordingLoop {
             }
             guard let current = writer else { continue }
             do {
-                if try current.write(packet, originMs: originMs) {
+                if try current.write(packet, originMs: originMs, live: publishLive) {
                     if current.frameCount == 1 { storeGate.chunkStarted(atMs: WallClock.monotonicMs()) }
                 } else if current.frameCount == 0 {
                     finishChunk()

@@ -9,8 +9,10 @@ import Crypto
 ///
 /// It holds back one frame: a chunk's last frame is written only when the chunk ends, with
 /// the SEI that signs the chunk's last GOP in it, so no chunk leaves a GOP signed only in
-/// the next one. In steady state the frame path allocates nothing: hash lists are recycled
-/// from the worker and packets are copied into buffers that only grow.
+/// the next one. Live viewers are not held back: they get each frame as it passes
+/// (`liveView`), and the SEIs a chunk's last frame gets at its end ride to them in the next
+/// frame. In steady state the frame path allocates nothing: hash lists are recycled from
+/// the worker and packets are copied into buffers that only grow.
 final class MediaSigner {
     /// A partial GOP is closed after this much capture time.
     static let maximumGOPMicroseconds: Int64 = 1_000_000
@@ -32,6 +34,12 @@ final class MediaSigner {
     private let inserter = PacketNALInserter()
     private var held = HeldPacket()
     private var released = HeldPacket()
+    /// The SEIs the last chunk's last frame got when the chunk ended, after live viewers
+    /// had that frame: they go to live viewers in the next frame.
+    private var liveCarryOver: [[UInt8]] = []
+    private let liveInserter = PacketNALInserter()
+    /// The frame last passed, with its SEIs, as live viewers get it. Valid until the next call.
+    private(set) var liveView: UnsafeMutablePointer<AVPacket>?
 
     init(identity: MediaSigningIdentity) {
         worker = SignatureWorker(key: identity.key)
@@ -45,6 +53,7 @@ final class MediaSigner {
         spareHashes.reserveCapacity(16)
         signed.reserveCapacity(16)
         pendingNALs.reserveCapacity(16)
+        liveCarryOver.reserveCapacity(16)
     }
 
     deinit { worker.stop() }
@@ -90,7 +99,20 @@ final class MediaSigner {
         swap(&held, &released)
         let previous = released.packet
         try held.hold(withSEIs)
+        liveView = try carryingOver(into: held.packet!)
         return previous
+    }
+
+    private func carryingOver(into packet: UnsafeMutablePointer<AVPacket>) throws -> UnsafeMutablePointer<AVPacket> {
+        guard !liveCarryOver.isEmpty else { return packet }
+        let added = liveCarryOver.reduce(0) { $0 + 4 + $1.count }
+        let output = try liveInserter.inserting(
+            into: packet, at: .beforeFirstSEIOrSlice, keptAhead: MediaSigningSEI.isSigningSEI, maximumAddedBytes: added
+        ) { output, framing in
+            liveCarryOver.reduce(0) { offset, nal in offset + framing.writeNAL(nal, to: output + offset) }
+        }
+        if output != packet { liveCarryOver.removeAll(keepingCapacity: true) }
+        return output
     }
 
     /// Ends the chunk: signs what is not signed yet, waiting for it, and returns the held
@@ -100,7 +122,11 @@ final class MediaSigner {
         if gopStartMicroseconds != nil { closeGOP(partial: true) }
         worker.waitUntilDone()
         collectSigned()
+        let carried = pendingNALs.count
+        liveCarryOver.append(contentsOf: pendingNALs)
         let output = try insertPending(into: last, certificate: false)
+        // A frame with no slice took nothing: the SEIs stay pending, for live viewers too.
+        if output == last { liveCarryOver.removeLast(carried) }
         held.release()
         return output
     }
