@@ -43,6 +43,7 @@ public enum ConfigKeys {
         .integer("privacyDetectionWidth", \.privacyDetectionWidth, 160...3840),
         .boolean("privacyEveryFrame", \.privacyEveryFrame),
         .integer("privacyLookbackMs", \.privacyLookbackMs, 0...2000),
+        .boolean("privacyEdgeGuard", \.privacyEdgeGuard),
         .decimal("clockMaxErrorMs", \.clockMaxErrorMs, 0.001...86_400_000, runtime: true),
         .boolean("clockSyncRequired", \.clockSyncRequired),
         .optionalText("signing.certificate", \.signingCertificate, allowed: "a PEM certificate chain file for the node's signing key, or empty for its self-signed one"),

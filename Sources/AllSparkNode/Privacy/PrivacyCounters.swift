@@ -15,6 +15,8 @@ public final class PrivacyCounters: Sendable {
         public internal(set) var facesMasked = 0
         /// Detections that matched no box already masked: roughly, faces that appeared.
         public internal(set) var facesAppeared = 0
+        /// Frames in which something crossing a side edge was masked (`EdgeGuard`).
+        public internal(set) var framesEdgeGuarded = 0
         /// Frames masked whole because detection failed.
         public internal(set) var framesFailedClosed = 0
         /// Frames that left the privacy pass searched themselves, and those that left
@@ -60,9 +62,10 @@ public final class PrivacyCounters: Sendable {
     }
 
     /// - Parameter detectionMs: how long searching this frame took; nil if it was not searched.
-    func recordFrame(masked: Int, appeared: Int, detectionMs: Double?) {
+    func recordFrame(masked: Int, appeared: Int, edgeGuarded: Bool = false, detectionMs: Double?) {
         state.withLock { totals in
             totals.frames += 1
+            totals.framesEdgeGuarded += edgeGuarded ? 1 : 0
             totals.framesWithFaces += masked > 0 ? 1 : 0
             totals.facesMasked += masked
             totals.facesAppeared += appeared

@@ -66,7 +66,8 @@ public struct PrivacyPass: Sendable {
             detectors: detectors,
             delayLine: DelayLineMasker.Settings(
                 fps: config.fps, searchesEveryFrame: config.privacyEveryFrame, style: style,
-                minimumRegionWidth: config.privacyDetectionWidth, lookbackMs: Int64(config.privacyLookbackMs)),
+                minimumRegionWidth: config.privacyDetectionWidth, lookbackMs: Int64(config.privacyLookbackMs),
+                guardsSideEdges: config.privacyEdgeGuard),
             logger: logger)
     }
 }

@@ -124,6 +124,7 @@ final class MetricsExporter: Sendable {
             "allspark_frames_released_by_search_total": Int64(privacy.framesReleasedBySearch),
             "allspark_frames_released_by_tracking_total": Int64(privacy.framesReleasedByTracking),
             "allspark_frames_failed_closed_total": Int64(privacy.framesFailedClosed),
+            "allspark_frames_edge_guarded_total": Int64(privacy.framesEdgeGuarded),
             "allspark_privacy_waits_for_detection_total": Int64(privacy.waitsForDetection),
             "allspark_chunks_written_total": Int64(recorder.chunksWritten),
             "allspark_chunks_cut_early_total": Int64(recorder.chunksCutEarly),

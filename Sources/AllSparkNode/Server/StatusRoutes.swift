@@ -75,6 +75,7 @@ struct StatusRoutes {
                 "framesReleasedBySearch": .number(Double(privacy.framesReleasedBySearch)),
                 "framesReleasedByTracking": .number(Double(privacy.framesReleasedByTracking)),
                 "framesWithFaces": .number(Double(privacy.framesWithFaces)),
+                "framesEdgeGuarded": .number(Double(privacy.framesEdgeGuarded)),
                 "facesMasked": .number(Double(privacy.facesMasked)),
                 "framesSearched": .number(Double(privacy.framesSearched)),
                 "meanDetectionMs": .number(privacy.meanDetectionMs),

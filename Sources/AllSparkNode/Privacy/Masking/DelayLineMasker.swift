@@ -54,6 +54,9 @@ public final class DelayLineMasker: LiveFrameMasking {
         /// buffer is not needed: a face the detector finds this late is still masked back
         /// to where it came in. It adds this much to the live latency.
         public var lookbackMs: Int64
+        /// Mask the band beside whatever is crossing a side edge (`EdgeGuard`): a face
+        /// walking in is masked before a search can find it, without waiting for later frames.
+        public var guardsSideEdges: Bool
         var flow: BoxFlow.Settings
 
         /// The default lookback: what the exposure measurements in bench/README.md show
@@ -72,9 +75,11 @@ public final class DelayLineMasker: LiveFrameMasking {
         public init(
             capacity: Int? = nil, fps: Double = 30, holdMs: Int64 = 1000, searchesEveryFrame: Bool = false, marginPerSide: Double = 0.2,
             style: MaskStyle = .mosaic, blocksAcross: Int = 6, searchesChangedRegions: Bool = true,
-            minimumRegionWidth: Int = 640, trackingWidth: Int = 480, lookbackMs: Int64 = Settings.defaultLookbackMs
+            minimumRegionWidth: Int = 640, trackingWidth: Int = 480, lookbackMs: Int64 = Settings.defaultLookbackMs,
+            guardsSideEdges: Bool = true
         ) {
             self.lookbackMs = lookbackMs
+            self.guardsSideEdges = guardsSideEdges
             self.minimumRegionWidth = minimumRegionWidth
             self.searchesChangedRegions = searchesChangedRegions
             self.capacity = capacity ?? Self.capacity(lookbackMs: lookbackMs, fps: fps)
@@ -165,6 +170,11 @@ public final class DelayLineMasker: LiveFrameMasking {
         try slot.store(picture, in: pictures.take(), captureTimeMs: captureTimeMs, flow: settings.flow)
         held += 1
         carryTracks(into: number)
+        if settings.guardsSideEdges, number > 0 {
+            EdgeGuard.guardedBands(
+                from: self.slot(of: number - 1).thumbnail, to: slot.thumbnail, frameWidth: width, frameHeight: height,
+                into: &slot.guardedBands)
+        }
         if let result = worker.takeResultIfDone() { record(result) }
         if !worker.isBusy { submit(nextToSearch) }
         try release(emit)
@@ -397,14 +407,12 @@ public final class DelayLineMasker: LiveFrameMasking {
                 counters.recordFailure(failure, detectionMs: slot.detectionMs)
             } else {
                 for tracked in slot.boxes {
-                    let box = tracked.box.grown(byFractionPerSide: settings.marginPerSide + tracked.growth)
-                        .clamped(toWidth: width, height: height)
-                        .alignedToChromaGrid(frameWidth: width, frameHeight: height)
-                    guard !box.isEmpty, !painted.contains(where: { $0.contains(box) }) else { continue }
-                    painter.paint(box, in: picture)
-                    painted.append(box)
+                    paint(tracked.box.grown(byFractionPerSide: settings.marginPerSide + tracked.growth), in: picture)
                 }
-                counters.recordFrame(masked: painted.count, appeared: slot.appeared, detectionMs: slot.detectionMs)
+                let faces = painted.count
+                for band in slot.guardedBands { paint(band, in: picture) }
+                counters.recordFrame(
+                    masked: faces, appeared: slot.appeared, edgeGuarded: painted.count > faces, detectionMs: slot.detectionMs)
             }
             let captureTimeMs = slot.captureTimeMs
             oldest += 1
@@ -412,6 +420,14 @@ public final class DelayLineMasker: LiveFrameMasking {
             defer { pictures.giveBack(slot.giveBackPicture()) }
             try emit(MaskedFrame(picture: picture, captureTimeMs: captureTimeMs, maskedBoxes: painted, avFrame: slot.frame.pointer))
         }
+    }
+
+    /// Masks `box` (inside the frame, on the chroma grid) unless a box painted already holds it.
+    private func paint(_ box: PixelRect, in picture: YUV420Frame) {
+        let box = box.clamped(toWidth: width, height: height).alignedToChromaGrid(frameWidth: width, frameHeight: height)
+        guard !box.isEmpty, !painted.contains(where: { $0.contains(box) }) else { return }
+        painter.paint(box, in: picture)
+        painted.append(box)
     }
 
     /// Boxes overlapping this much (IoU) are taken for the same face.

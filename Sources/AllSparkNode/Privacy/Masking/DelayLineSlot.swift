@@ -11,6 +11,8 @@ final class DelayLineSlot {
     private(set) var captureTimeMs: Int64 = 0
     /// Faces to mask in this frame: found in it, or carried to it from searched frames.
     private(set) var boxes: [TrackedBox] = []
+    /// Bands to mask beside what is crossing a side edge in this frame (`EdgeGuard`).
+    var guardedBands: [PixelRect] = []
     /// Set when this frame was searched.
     var detectionMs: Double?
     /// Faces its search found that no track followed yet.
@@ -21,6 +23,7 @@ final class DelayLineSlot {
     init(trackingWidth: Int) throws {
         thumbnail = try LumaThumbnail(maxWidth: trackingWidth)
         boxes.reserveCapacity(32)
+        guardedBands.reserveCapacity(8)
     }
 
     /// The held frame's picture buffer.
@@ -39,6 +42,7 @@ final class DelayLineSlot {
         picture = buffer
         self.captureTimeMs = captureTimeMs
         boxes.removeAll(keepingCapacity: true)
+        guardedBands.removeAll(keepingCapacity: true)
         detectionMs = nil
         appeared = 0
         failure = nil

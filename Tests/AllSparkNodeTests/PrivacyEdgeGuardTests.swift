@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+
+@testable import AllSparkNode
+
+/// Faces walking in and out at a side edge with no lookback: the edge guard masks each
+/// frame without waiting for a later search (the net that `scripts/setup.sh` installs, the
+/// dev photos of `../shared/faces`).
+@Suite("Privacy: the edge guard", .serialized)
+struct PrivacyEdgeGuardTests {
+    /// Frames of a face crossing a side edge.
+    struct Crossing {
+        let frames: [TestFrame]
+        /// Where the face's label box is in each frame (partly outside the frame while crossing).
+        let labels: [PixelRect]
+    }
+
+    /// A dev photo's face (its label box and a third more around it, scaled to a face 100 px
+    /// wide) crossing a 640x360 grey picture's side edge in 24 frames: coming in, or going
+    /// out when `leaving`.
+    static func crossing(_ image: String, label: PixelRect, fromLeft: Bool, leaving: Bool, dataset: FaceDataset) throws -> Crossing {
+        let directory = try TestFiles.makeDirectory("edge-guard")
+        let margin = label.width / 3
+        let photo = try TestFrame.decode(dataset.path(of: image))
+        let patch = PixelRect(x: label.x - margin, y: label.y - margin, width: label.width + 2 * margin, height: label.height + 2 * margin)
+            .clamped(toWidth: photo.width, height: photo.height)
+        let scale = 100 / Double(label.width)
+        let (patchWidth, patchHeight) = (Int(Double(patch.width) * scale) & ~1, Int(Double(patch.height) * scale) & ~1)
+        let face = PixelRect(
+            x: Int(Double(label.x - patch.x) * scale), y: Int(Double(label.y - patch.y) * scale),
+            width: Int(Double(label.width) * scale), height: Int(Double(label.height) * scale))
+        let (width, height, frames) = (640, 360, 36)
+        let step = Double(patchWidth) / 24
+        let top = max(0, (height - patchHeight) / 2)
+        // The patch's left side in frame n: from wholly outside to wholly inside in 24 frames.
+        func patchX(_ n: Int) -> Int {
+            let travelled = Int((Double(leaving ? frames - 1 - n : n) * step).rounded())
+            return fromLeft ? travelled - patchWidth : width - travelled
+        }
+        let travelled = "round((\(leaving ? "\(frames - 1)-n" : "n"))*\(step))"
+        let x = fromLeft ? "\(travelled)-\(patchWidth)" : "\(width)-\(travelled)"
+        let video = directory.appendingPathComponent("crossing.nut").path
+        let made = try TestFiles.run("/usr/bin/ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "color=c=0x707070:s=\(width)x\(height):r=30", "-i", dataset.path(of: image),
+            "-filter_complex",
+            "[1]crop=\(patch.width):\(patch.height):\(patch.x):\(patch.y),scale=\(patchWidth):\(patchHeight)[face];"
+                + "[0][face]overlay=x='\(x)':y=\(top):eval=frame",
+            "-frames:v", "\(frames)", "-pix_fmt", "yuv420p", "-c:v", "rawvideo", video,
+        ])
+        try #require(made.status == 0, "ffmpeg: \(made.output)")
+        let pictures = try TestFrame.decodeVideo(video)
+        try #require(pictures.count == frames)
+        let labels = (0..<frames).map { n in PixelRect(x: patchX(n) + face.x, y: top + face.y, width: face.width, height: face.height) }
+        return Crossing(frames: pictures, labels: labels)
+    }
+
+    /// The frames of `crossing` through a live delay line with no lookback; each released
+    /// frame's masked boxes.
+    static func masks(of crossing: Crossing, guardsSideEdges: Bool) throws -> [[PixelRect]] {
+        let first = crossing.frames[0]
+        let masker = try DelayLineMasker(
+            width: first.width, height: first.height, settings: .init(lookbackMs: 0, guardsSideEdges: guardsSideEdges),
+            makeDetectors: { [try FaceNetDetector()] })
+        var released: [[PixelRect]] = []
+        let collect = { (frame: MaskedFrame) in released.append(frame.maskedBoxes) }
+        for (index, picture) in crossing.frames.enumerated() {
+            try masker.push(picture.frame, captureTimeMs: Int64(index) * 33, emit: collect)
+            usleep(10_000)
+        }
+        try masker.finish(emit: collect)
+        return released
+    }
+
+    /// Frames in which less than 85% of what shows of the face is masked.
+    static func exposedFrames(_ crossing: Crossing, _ released: [[PixelRect]]) -> [Int] {
+        released.indices.filter { index in
+            let shown = crossing.labels[index].clamped(toWidth: crossing.frames[index].width, height: crossing.frames[index].height)
+            return shown.width >= 2 && coverage(of: shown, by: released[index]) < 0.85
+        }
+    }
+
+    @Test("with no lookback, a face walking in or out at either side edge is masked in every frame it shows",
+          arguments: [(true, false), (false, false), (true, true), (false, true)])
+    func crossingFaceIsMaskedInEveryFrame(fromLeft: Bool, leaving: Bool) throws {
+        let dataset = try FaceDataset()
+        let faces = try PrivacyEdgeTests.wholeFaces(count: 3, dataset: dataset)
+        try #require(faces.count == 3)
+        for face in faces {
+            let crossing = try Self.crossing(face.image, label: face.label, fromLeft: fromLeft, leaving: leaving, dataset: dataset)
+            let released = try Self.masks(of: crossing, guardsSideEdges: true)
+            #expect(released.count == crossing.frames.count)
+            let exposed = Self.exposedFrames(crossing, released)
+            #expect(exposed.isEmpty, "\(face.image) \(leaving ? "leaving" : "coming in") \(fromLeft ? "left" : "right"): frames \(exposed) exposed")
+        }
+    }
+
+    @Test("the guard masks nothing where nothing crosses an edge")
+    func stillPictureIsNotGuarded() throws {
+        let picture = stripedFrame(width: 640, height: 360)
+        let crossing = Crossing(frames: Array(repeating: picture, count: 10), labels: [])
+        let released = try Self.masks(of: crossing, guardsSideEdges: true)
+        #expect(released.count == 10)
+        #expect(released.allSatisfy { $0.isEmpty }, "\(released)")
+    }
+}
