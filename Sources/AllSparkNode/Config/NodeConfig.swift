@@ -38,7 +38,7 @@ public struct NodeConfig: Sendable, Equatable {
     /// How far past a frame the face searches must have looked before it is encoded: a
     /// face found this late is still masked back to where it came in. Adds to latency.
     public var privacyLookbackMs = Int(DelayLineMasker.Settings.defaultLookbackMs)
-    /// Mask what is crossing a side edge before a search can tell whether it is a face (`EdgeGuard`).
+    /// Mask what is crossing an edge of the picture before a search can tell whether it is a face (`EdgeGuard`).
     public var privacyEdgeGuard = true
     /// `/api/health` is degraded when the kernel clock's maximum error is above this.
     public var clockMaxErrorMs: Double = 100

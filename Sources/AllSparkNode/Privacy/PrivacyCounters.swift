@@ -15,7 +15,7 @@ public final class PrivacyCounters: Sendable {
         public internal(set) var facesMasked = 0
         /// Detections that matched no box already masked: roughly, faces that appeared.
         public internal(set) var facesAppeared = 0
-        /// Frames in which something crossing a side edge was masked (`EdgeGuard`).
+        /// Frames in which something crossing an edge was masked (`EdgeGuard`).
         public internal(set) var framesEdgeGuarded = 0
         /// Frames masked whole because detection failed.
         public internal(set) var framesFailedClosed = 0

@@ -67,7 +67,7 @@ public struct PrivacyPass: Sendable {
             delayLine: DelayLineMasker.Settings(
                 fps: config.fps, searchesEveryFrame: config.privacyEveryFrame, style: style,
                 minimumRegionWidth: config.privacyDetectionWidth, lookbackMs: Int64(config.privacyLookbackMs),
-                guardsSideEdges: config.privacyEdgeGuard),
+                guardsEdges: config.privacyEdgeGuard),
             logger: logger)
     }
 }

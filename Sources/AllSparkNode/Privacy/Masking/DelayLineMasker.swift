@@ -54,9 +54,9 @@ public final class DelayLineMasker: LiveFrameMasking {
         /// buffer is not needed: a face the detector finds this late is still masked back
         /// to where it came in. It adds this much to the live latency.
         public var lookbackMs: Int64
-        /// Mask the band beside whatever is crossing a side edge (`EdgeGuard`): a face
+        /// Mask the band beside whatever is crossing an edge of the picture (`EdgeGuard`): a face
         /// walking in is masked before a search can find it, without waiting for later frames.
-        public var guardsSideEdges: Bool
+        public var guardsEdges: Bool
         var flow: BoxFlow.Settings
 
         /// The default lookback: what the exposure measurements in bench/README.md show
@@ -76,10 +76,10 @@ public final class DelayLineMasker: LiveFrameMasking {
             capacity: Int? = nil, fps: Double = 30, holdMs: Int64 = 1000, searchesEveryFrame: Bool = false, marginPerSide: Double = 0.2,
             style: MaskStyle = .mosaic, blocksAcross: Int = 6, searchesChangedRegions: Bool = true,
             minimumRegionWidth: Int = 640, trackingWidth: Int = 480, lookbackMs: Int64 = Settings.defaultLookbackMs,
-            guardsSideEdges: Bool = true
+            guardsEdges: Bool = true
         ) {
             self.lookbackMs = lookbackMs
-            self.guardsSideEdges = guardsSideEdges
+            self.guardsEdges = guardsEdges
             self.minimumRegionWidth = minimumRegionWidth
             self.searchesChangedRegions = searchesChangedRegions
             self.capacity = capacity ?? Self.capacity(lookbackMs: lookbackMs, fps: fps)
@@ -170,7 +170,7 @@ public final class DelayLineMasker: LiveFrameMasking {
         try slot.store(picture, in: pictures.take(), captureTimeMs: captureTimeMs, flow: settings.flow)
         held += 1
         carryTracks(into: number)
-        if settings.guardsSideEdges, number > 0 {
+        if settings.guardsEdges, number > 0 {
             EdgeGuard.guardedBands(
                 from: self.slot(of: number - 1).thumbnail, to: slot.thumbnail, frameWidth: width, frameHeight: height,
                 into: &slot.guardedBands)

@@ -1,64 +1,78 @@
-/// Masks what is crossing a side edge before any search can tell whether it is a face.
+/// Masks what is crossing an edge of the picture before any search can tell whether it is
+/// a face.
 ///
-/// A face walking in at a side edge shows as a sliver first, and no detector finds a
-/// quarter of a face. The delay line's lookback covers those frames only by holding every
-/// frame until a later search has found the face, and every live viewer waits for it. The
-/// guard needs no later frame: where the picture changed since the frame before in the
-/// column of thumbnail blocks along a side edge, something is crossing that edge, and the
-/// band beside it is masked, as tall as the change there (a block more above and below)
-/// and as wide as it is tall, as a face is, up to `widestShare` of the frame. A still
-/// picture at the edge is left to the searches, which see past the edge (`SearchPlan`).
-/// Reads only the two thumbnails; allocates nothing.
+/// A face walking in shows as a sliver first, and no detector finds a quarter of a face.
+/// The delay line's lookback covers those frames only by holding every frame until a later
+/// search has found the face, and every live viewer waits for it. The guard needs no later
+/// frame: where the picture changed since the frame before in the row of thumbnail blocks
+/// along an edge, something is crossing that edge, and the band beside it is masked, as
+/// long as the change there (a block more at each end) and as deep as it is long, as a face
+/// is about as tall as wide, up to `deepestShare` of the frame's width. A still picture at
+/// the edge is left to the searches, which see past the edge (`SearchPlan`). Reads only
+/// the two thumbnails; allocates nothing.
 enum EdgeGuard {
-    /// Thumbnail pixels per block down each side: 8 px of a 480 px thumbnail is 21 px of a
+    /// Thumbnail pixels per block along each edge: 8 px of a 480 px thumbnail is 21 px of a
     /// 1280 px frame.
     static let block = 8
-    /// The widest band masked, as a share of the frame's width: a face 220 px wide in a
+    /// The deepest band masked, as a share of the frame's width: a face 220 px wide in a
     /// 1280 px frame is 17% of it, and what the searches cannot find of it, 60% at most.
-    static let widestShare = 0.12
+    static let deepestShare = 0.12
+
+    private enum Edge { case left, right, top, bottom }
+    private static let edges: [Edge] = [.left, .right, .top, .bottom]
 
     /// Appends to `boxes` (frame pixels) the bands of `later`'s frame beside what changed at
-    /// either side edge since `earlier`. Thumbnails of different sizes add nothing: the
-    /// searches see a new picture size first.
+    /// its edges since `earlier`. Thumbnails of different sizes add nothing: the searches see
+    /// a new picture size first.
     static func guardedBands(
         from earlier: LumaThumbnail, to later: LumaThumbnail, frameWidth: Int, frameHeight: Int, into boxes: inout [PixelRect]
     ) {
-        guard later.width >= 2 * block, later.height >= block, later.scale > 0,
+        guard later.width >= 2 * block, later.height >= 2 * block, later.scale > 0,
             earlier.width == later.width, earlier.height == later.height
         else { return }
-        guardSide(left: 0, earlier, later, frameWidth: frameWidth, frameHeight: frameHeight, into: &boxes)
-        guardSide(left: later.width - block, earlier, later, frameWidth: frameWidth, frameHeight: frameHeight, into: &boxes)
+        for edge in edges {
+            guardEdge(edge, earlier, later, frameWidth: frameWidth, frameHeight: frameHeight, into: &boxes)
+        }
     }
 
-    /// One side: the thumbnail column of blocks from `left`, walked down in runs of changed blocks.
-    private static func guardSide(
-        left: Int, _ earlier: LumaThumbnail, _ later: LumaThumbnail, frameWidth: Int, frameHeight: Int, into boxes: inout [PixelRect]
+    /// One edge: its row (or column) of thumbnail blocks, walked in runs of changed blocks.
+    private static func guardEdge(
+        _ edge: Edge, _ earlier: LumaThumbnail, _ later: LumaThumbnail, frameWidth: Int, frameHeight: Int,
+        into boxes: inout [PixelRect]
     ) {
-        let widest = Double(frameWidth) * widestShare
-        var runTop: Int?
-        for top in stride(from: 0, through: later.height, by: block) {
-            if top < later.height, changedBlock(left: left, top: top, earlier, later) {
-                if runTop == nil { runTop = top }
+        let side = edge == .left || edge == .right
+        let length = side ? later.height : later.width
+        let across = edge == .right ? later.width - block : edge == .bottom ? later.height - block : 0
+        let deepest = Double(frameWidth) * deepestShare
+        var runStart: Int?
+        for position in stride(from: 0, through: length, by: block) {
+            if position < length, changedBlock(x: side ? across : position, y: side ? position : across, earlier, later) {
+                if runStart == nil { runStart = position }
                 continue
             }
-            guard let start = runTop else { continue }
-            runTop = nil
-            let y0 = Int((Double(max(0, start - block)) / later.scale).rounded(.down))
-            let y1 = min(frameHeight, Int((Double(min(later.height, top + block)) / later.scale).rounded(.up)))
-            let bandWidth = Int(min(widest, Double(y1 - y0)).rounded(.up))
-            boxes.append(PixelRect(x: left == 0 ? 0 : frameWidth - bandWidth, y: y0, width: bandWidth, height: y1 - y0))
+            guard let start = runStart else { continue }
+            runStart = nil
+            let from = Int((Double(max(0, start - block)) / later.scale).rounded(.down))
+            let to = min(side ? frameHeight : frameWidth, Int((Double(min(length, position + block)) / later.scale).rounded(.up)))
+            let depth = Int(min(deepest, Double(to - from)).rounded(.up))
+            switch edge {
+            case .left: boxes.append(PixelRect(x: 0, y: from, width: depth, height: to - from))
+            case .right: boxes.append(PixelRect(x: frameWidth - depth, y: from, width: depth, height: to - from))
+            case .top: boxes.append(PixelRect(x: from, y: 0, width: to - from, height: depth))
+            case .bottom: boxes.append(PixelRect(x: from, y: frameHeight - depth, width: to - from, height: depth))
+            }
         }
     }
 
-    /// Whether the block at (`left`, `top`) differs by more than `ChangedArea.threshold`
-    /// grey levels on average: sensor noise moves it by 1 or 2.
-    private static func changedBlock(left: Int, top: Int, _ earlier: LumaThumbnail, _ later: LumaThumbnail) -> Bool {
-        let bottom = min(top + block, later.height)
+    /// Whether the block at (`x`, `y`) differs by more than `ChangedArea.threshold` grey
+    /// levels on average: sensor noise moves it by 1 or 2.
+    private static func changedBlock(x: Int, y: Int, _ earlier: LumaThumbnail, _ later: LumaThumbnail) -> Bool {
+        let (right, bottom) = (min(x + block, later.width), min(y + block, later.height))
         var total = 0
-        for y in top..<bottom {
-            guard let a = earlier.row(y), let b = later.row(y) else { return false }
-            for x in left..<left + block { total += abs(Int(a[x]) - Int(b[x])) }
+        for row in y..<bottom {
+            guard let a = earlier.row(row), let b = later.row(row) else { return false }
+            for column in x..<right { total += abs(Int(a[column]) - Int(b[column])) }
         }
-        return Double(total) > ChangedArea.threshold * Double((bottom - top) * block)
+        return Double(total) > ChangedArea.threshold * Double((bottom - y) * (right - x))
     }
 }
