@@ -59,9 +59,10 @@ public final class DelayLineMasker: LiveFrameMasking {
         public var guardsEdges: Bool
         var flow: BoxFlow.Settings
 
-        /// The default lookback: what the exposure measurements in bench/README.md show
-        /// still buys masked frames once every frame can be searched.
-        public static let defaultLookbackMs: Int64 = 300
+        /// The default lookback: none. With the edge guard on, faces walking in are masked
+        /// without it within the exposure goals (bench/README.md, issue 30), and every
+        /// millisecond of it is live latency.
+        public static let defaultLookbackMs: Int64 = 0
         /// Time a search may take on a busy machine before frames wait for it.
         static let searchAllowanceMs: Int64 = 400
 
