@@ -101,6 +101,32 @@ struct ChunkFinishingTests {
         #expect(try DecodedChunk.decode(chunkPath).decodedFrames == record.frameCount)
     }
 
+    @Test("a power cut inside a fragment's media (the partial page not yet synced) keeps that fragment's whole samples")
+    func tornInsideASampleKeepsTheWholeSamples() throws {
+        let (store, part) = try partFile(format: .mp4)
+        // Each packet's place in the file, by a reader nobody here wrote.
+        let probe = try TestFiles.run("/usr/bin/ffprobe", [
+            "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pos,size", "-of", "csv=p=0", part,
+        ])
+        let packets = probe.output.split(separator: "\n").compactMap { line -> (pos: Int64, size: Int64)? in
+            let fields = line.split(separator: ",").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            // ffprobe prints a packet's size before its position, whatever order it is asked for.
+            return fields.count == 2 ? (pos: fields[1], size: fields[0]) : nil
+        }.sorted { $0.pos < $1.pos }
+        try #require(packets.count == 60, "\(probe.output)")
+        // Cut inside packet 41, which is not the first of its fragment (fragments start
+        // every 250 ms, at packets 0, 8, 16, ...).
+        let cutPacket = 41
+        #expect(packets[cutPacket].pos > packets[cutPacket - 1].pos + packets[cutPacket - 1].size - 1, "packet 41 follows packet 40 in the same mdat")
+        #expect(truncate(part, off_t(packets[cutPacket].pos + packets[cutPacket].size / 2)) == 0)
+        let stamp = ChunkNaming.stamp(forMs: Self.startMs)
+        let record = try #require(ChunkRecovery.recoverPart(stamp: stamp, format: .mp4, in: store, logger: .init(label: "test")))
+        #expect(record.frameCount == cutPacket, "every packet before the cut, none after")
+        let chunkPath = store.appendingPathComponent(record.fileName).path
+        try FinishedChunkCheck.expectFinished(chunkPath, frameTimesMs: try sidecar(record, in: store), fps: 30, stamped: false)
+        #expect(try DecodedChunk.decode(chunkPath).decodedFrames == cutPacket)
+    }
+
     @Test("an interrupted finish is finished again: the stale appended moov is replaced")
     func finishAgainAfterInterruption() throws {
         let (_, part) = try partFile(format: .mov)

@@ -98,7 +98,7 @@ final class ChunkWriter {
             fileBytes = newFileBytes
             pendingFragmentBytes = packetBytes
             pendingFragmentPackets = 1
-            muxer.syncToDisk()
+            try muxer.syncToDisk()
         } else {
             pendingFragmentBytes += packetBytes
             pendingFragmentPackets += 1

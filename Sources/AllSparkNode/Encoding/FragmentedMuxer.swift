@@ -3,9 +3,10 @@ import Foundation
 
 /// Writes one H.264 stream to a fragmented MP4 or MOV file. Each keyframe starts a new
 /// fragment, and so does every `maximumFragmentMicroseconds` between keyframes; every
-/// packet is flushed to the file at once, so a killed process leaves a file that is
-/// readable up to its last complete fragment. (`Layout.progressive` writes a
-/// plain file with its index first instead, for downloads that are written in one go.)
+/// fragment goes to the file as it ends, through a `WholePageFileWriter`, so a killed
+/// process leaves a file that is readable up to its last complete fragment.
+/// (`Layout.progressive` writes a plain file with its index first instead, for downloads
+/// that are written in one go: libavformat's own file output, which that layout reads back.)
 final class FragmentedMuxer {
     enum Layout {
         case fragmented
@@ -26,7 +27,9 @@ final class FragmentedMuxer {
     let path: String
     private var context: UnsafeMutablePointer<AVFormatContext>?
     private var streamTimeBase = AVRational(num: 1, den: 1000)
-    /// A second descriptor on the same file, for fdatasync (libavformat does not expose its own).
+    /// The fragmented layout's file, behind `context.pb`.
+    private var pageWriter: WholePageFileWriter?
+    /// The progressive layout: a second descriptor on libavformat's file, for fdatasync.
     private var syncDescriptor: Int32 = -1
     private var closed = false
 
@@ -50,8 +53,16 @@ final class FragmentedMuxer {
             try checkLibav(avcodec_parameters_copy(stream.pointee.codecpar, codecParameters), "copying codec parameters")
             stream.pointee.codecpar.pointee.codec_tag = 0
             stream.pointee.time_base = H264Encoder.timeBase
-            try checkLibav(avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "creating \(path)")
-            syncDescriptor = open(path, O_RDONLY | O_CLOEXEC)
+            switch layout {
+            case .fragmented:
+                let writer = try WholePageFileWriter(path: path)
+                pageWriter = writer
+                context.pointee.pb = try Self.ioContext(writingTo: writer)
+                context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+            case .progressive:
+                try checkLibav(avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "creating \(path)")
+                syncDescriptor = open(path, O_RDONLY | O_CLOEXEC)
+            }
             context.pointee.flush_packets = 1
             var options: OpaquePointer?
             defer { av_dict_free(&options) }
@@ -82,32 +93,94 @@ final class FragmentedMuxer {
         try checkLibav(av_write_frame(context, packet), "writing to \(path)")
     }
 
-    /// Pushes what the file holds to stable storage (the power-loss half of crash safety).
-    func syncToDisk() {
-        if syncDescriptor >= 0 { fdatasync(syncDescriptor) }
+    /// Pushes the fragments written so far to stable storage (the power-loss half of crash
+    /// safety), all but a partial last page (`WholePageFileWriter`).
+    func syncToDisk() throws {
+        try pageWriter?.sync()
     }
 
-    /// Writes the last fragment and closes the file.
+    /// Writes the last fragment, makes the whole file durable and closes it.
     func finish() throws {
         guard !closed, let context else { return }
         defer { closeFile() }
         try checkLibav(av_write_trailer(context), "finishing \(path)")
-        syncToDisk()
+        if let pageWriter {
+            try pageWriter.syncAll()
+        } else if syncDescriptor >= 0, fdatasync(syncDescriptor) != 0 {
+            throw WholePageFileWriter.Failure(operation: "syncing", path: path, code: errno)
+        }
     }
 
     /// Closes without a trailer, as a crash would; what reached the file stays readable up
     /// to its last complete fragment.
-    func abandon() { closeFile() }
+    func abandon() {
+        try? pageWriter?.writePartialPage()
+        closeFile()
+    }
 
     private func closeFile() {
         guard !closed else { return }
         closed = true
         if let context {
-            if context.pointee.pb != nil { avio_closep(&context.pointee.pb) }
+            if pageWriter != nil {
+                if let pb = context.pointee.pb {
+                    av_freep(&pb.pointee.buffer)
+                    var owned: UnsafeMutablePointer<AVIOContext>? = pb
+                    avio_context_free(&owned)
+                    context.pointee.pb = nil
+                }
+            } else if context.pointee.pb != nil {
+                avio_closep(&context.pointee.pb)
+            }
             avformat_free_context(context)
         }
         context = nil
+        pageWriter = nil
         if syncDescriptor >= 0 { close(syncDescriptor) }
         syncDescriptor = -1
+    }
+
+    /// An AVIOContext whose writes and seeks go to `writer` (which outlives it: the muxer owns both).
+    private static func ioContext(writingTo writer: WholePageFileWriter) throws -> UnsafeMutablePointer<AVIOContext> {
+        let bufferSize: Int32 = 64 << 10
+        guard let buffer = av_malloc(Int(bufferSize)) else { throw LibavError("allocating an AVIO buffer", code: allspark_averror(ENOMEM)) }
+        let context = avio_alloc_context(
+            buffer.assumingMemoryBound(to: UInt8.self), bufferSize, 1, Unmanaged.passUnretained(writer).toOpaque(), nil,
+            { opaque, bytes, count in
+                guard let opaque, let bytes, count > 0 else { return 0 }
+                let writer = Unmanaged<WholePageFileWriter>.fromOpaque(opaque).takeUnretainedValue()
+                do {
+                    try writer.write(UnsafeRawBufferPointer(start: bytes, count: Int(count)))
+                    return count
+                } catch let failure as WholePageFileWriter.Failure {
+                    return allspark_averror(failure.code)
+                } catch {
+                    return allspark_averror(EIO)
+                }
+            },
+            { opaque, offset, whence in
+                guard let opaque else { return Int64(allspark_averror(EINVAL)) }
+                let writer = Unmanaged<WholePageFileWriter>.fromOpaque(opaque).takeUnretainedValue()
+                let target: Int64
+                switch whence & ~AVSEEK_FORCE {
+                case AVSEEK_SIZE: return writer.size
+                case SEEK_SET: target = offset
+                case SEEK_CUR: target = writer.position + offset
+                case SEEK_END: target = writer.size + offset
+                default: return Int64(allspark_averror(EINVAL))
+                }
+                do {
+                    try writer.seek(to: target)
+                    return target
+                } catch {
+                    return Int64(allspark_averror(EINVAL))
+                }
+            })
+        guard let context else {
+            av_free(buffer)
+            throw LibavError("allocating an AVIO context", code: allspark_averror(ENOMEM))
+        }
+        context.pointee.seekable = AVIO_SEEKABLE_NORMAL
+        return context
     }
 }

@@ -15,7 +15,8 @@ enum ChunkFinisher {
 
     /// Finishes the fragmented file at `path`; `firstFrameEpochMs` becomes its creation time.
     /// - Parameter keepingIntactPrefix: the file is what a killed writer left: its torn tail
-    ///   (and a fragment without its media) is cut off and the rest finished.
+    ///   (a fragment without its media, the part of a sample a power cut took) is cut off and
+    ///   the rest finished.
     static func finish(path: String, firstFrameEpochMs: Int64, keepingIntactPrefix: Bool = false) throws {
         let file = try FinishingFile(path: path)
         let layout = try appendProgressiveMovie(to: file, firstFrameEpochMs: firstFrameEpochMs, keepingIntactPrefix: keepingIntactPrefix)
@@ -31,7 +32,7 @@ enum ChunkFinisher {
     static func appendProgressiveMovie(to file: FinishingFile, firstFrameEpochMs: Int64, keepingIntactPrefix: Bool = false) throws
         -> FragmentedFileLayout
     {
-        let layout = try FragmentedFileLayout.scan(file, keepingIntactPrefix: keepingIntactPrefix)
+        var layout = try FragmentedFileLayout.scan(file, keepingIntactPrefix: keepingIntactPrefix)
         let defaults: FragmentSamples.Defaults
         var fragments = FragmentSamples()
         do {
@@ -39,6 +40,11 @@ enum ChunkFinisher {
             for fragment in layout.fragments { try fragments.add(moof: fragment.bytes, at: fragment.offset, defaults: defaults) }
         } catch {
             throw FinishingError(path: file.path, reason: "reading its fragments: \(error)")
+        }
+        if let dataEnd = layout.tornDataEnd {
+            // A power cut took the end of the last fragment: its whole samples stay.
+            fragments.dropSamples(endingAfter: dataEnd)
+            if let last = fragments.samples.last { layout.appendOffset = max(layout.appendOffset, last.offset + UInt64(last.size)) }
         }
         guard !fragments.samples.isEmpty else { throw FinishingError(path: file.path, reason: "its fragments hold no sample") }
         if let outside = fragments.samples.first(where: { $0.offset < layout.initialMovieOffset || $0.offset + UInt64($0.size) > layout.appendOffset }) {

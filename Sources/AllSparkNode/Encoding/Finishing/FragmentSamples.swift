@@ -69,6 +69,15 @@ struct FragmentSamples {
         }
     }
 
+    /// Drops the last samples while they run past `end` (where a torn file's data stops).
+    mutating func dropSamples(endingAfter end: UInt64) {
+        while let last = samples.last, last.offset + UInt64(last.size) > end { samples.removeLast() }
+        while let run = runs.last, run.samples.upperBound > samples.count {
+            runs.removeLast()
+            if run.samples.lowerBound < samples.count { runs.append(SampleRun(samples: run.samples.lowerBound..<samples.count)) }
+        }
+    }
+
     /// Reads one `trun`; returns where its data ends (where a next `trun` without a data offset begins).
     private mutating func addRun(_ cursor: inout BoxCursor, baseOffset: UInt64, following: UInt64?, defaults: Defaults) throws -> UInt64 {
         let (version, flags) = try cursor.versionAndFlags()

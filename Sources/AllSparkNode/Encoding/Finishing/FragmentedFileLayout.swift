@@ -8,10 +8,15 @@ struct FragmentedFileLayout {
     let fragments: [(offset: UInt64, bytes: [UInt8])]
     /// Where the new `moov` goes: the end of the last complete box (a `moov` appended by an
     /// interrupted earlier finish is overwritten).
-    let appendOffset: UInt64
+    var appendOffset: UInt64
+    /// Set when the last fragment's `mdat` is torn (a power cut took the end of the file):
+    /// where its data ends. Its samples that end by then are whole; `appendOffset` is then
+    /// that fragment's `moof`, for the finish to move past the whole samples it keeps.
+    let tornDataEnd: UInt64?
 
     /// - Parameter keepingIntactPrefix: what a killed writer left: the file ends at the first
-    ///   torn box, and a last `moof` whose `mdat` is missing or torn is left out.
+    ///   torn box, a last `moof` without its `mdat` is left out, and one whose `mdat` is torn
+    ///   is kept with `tornDataEnd`.
     static func scan(_ file: FinishingFile, keepingIntactPrefix: Bool = false) throws -> FragmentedFileLayout {
         let fileSize = try file.size()
         var offset: UInt64 = 0
@@ -25,6 +30,9 @@ struct FragmentedFileLayout {
             do {
                 header = try readHeader(file, at: offset, fileSize: fileSize)
             } catch where keepingIntactPrefix {
+                if !lastFragmentHasData, let last = fragments.last, try isTornMediaData(file, at: offset, fileSize: fileSize) {
+                    return try layout(file, movie, fragments, appendOffset: last.offset, tornDataEnd: fileSize)
+                }
                 break
             }
             let end = offset + header.size
@@ -68,12 +76,21 @@ struct FragmentedFileLayout {
 
     private static func layout(
         _ file: FinishingFile, _ movie: (offset: UInt64, bytes: [UInt8])?, _ fragments: [(offset: UInt64, bytes: [UInt8])],
-        appendOffset: UInt64
+        appendOffset: UInt64, tornDataEnd: UInt64? = nil
     ) throws -> FragmentedFileLayout {
         guard let movie else { throw refusal(file, "it has no moov") }
         guard !fragments.isEmpty else { throw refusal(file, "it has no fragment") }
         return FragmentedFileLayout(
-            initialMovieOffset: movie.offset, initialMovie: movie.bytes, fragments: fragments, appendOffset: appendOffset)
+            initialMovieOffset: movie.offset, initialMovie: movie.bytes, fragments: fragments, appendOffset: appendOffset,
+            tornDataEnd: tornDataEnd)
+    }
+
+    /// Whether the box at `offset` is an `mdat` whose header is whole but whose data runs past the end.
+    private static func isTornMediaData(_ file: FinishingFile, at offset: UInt64, fileSize: UInt64) throws -> Bool {
+        guard fileSize - offset >= 16 else { return false }
+        var cursor = BoxCursor(try file.read(count: 16, at: offset), boxType: "top-level")
+        guard let header = try? BoxHeader.read(&cursor) else { return false }
+        return header.type == "mdat" && header.size > fileSize - offset
     }
 
     private static func readHeader(_ file: FinishingFile, at offset: UInt64, fileSize: UInt64) throws -> BoxHeader {

@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+@testable import AllSparkNode
+
+/// The chunk file's writer: every page reaches the disk once although the file is synced
+/// after every fragment, and what it holds is exactly what was written.
+struct WholePageFileWriterTests {
+    /// Bytes this thread has dirtied for the disk so far (`/proc/thread-self/io`): the
+    /// kernel counts a page each time it goes from clean to dirty.
+    private func writeBytesOfThisThread() throws -> Int64 {
+        let text = try String(contentsOfFile: "/proc/thread-self/io", encoding: .utf8)
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("write_bytes:") })
+        return try #require(Int64(line.split(separator: " ").last!))
+    }
+
+    /// 40 fragments of 10,001 bytes, synced after each, as `ChunkWriter` does every 250 ms.
+    private let fragments: [[UInt8]] = (0..<40).map { index in (0..<10_001).map { UInt8(truncatingIfNeeded: $0 * 7 + index) } }
+
+    @Test("synced after every fragment, each page is written once (plain writes write the partial last page again each time)")
+    func eachPageWrittenOnce() throws {
+        let directory = try TestFiles.makeDirectory("whole-pages")
+        let total = fragments.reduce(0) { $0 + $1.count }
+
+        // Sync tests run on one thread from start to end, so the thread's counter is theirs alone.
+        let plainPath = directory.appendingPathComponent("plain").path
+        let plainBefore = try writeBytesOfThisThread()
+        let plain = open(plainPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        try #require(plain >= 0)
+        for fragment in fragments {
+            _ = fragment.withUnsafeBytes { write(plain, $0.baseAddress, $0.count) }
+            fdatasync(plain)
+        }
+        close(plain)
+        let plainBytes = try writeBytesOfThisThread() - plainBefore
+        try #require(plainBytes >= Int64(total), "the file system counts dirtied pages (ext4; not tmpfs): \(plainBytes)")
+
+        let path = directory.appendingPathComponent("whole-pages").path
+        let before = try writeBytesOfThisThread()
+        let writer = try WholePageFileWriter(path: path)
+        for fragment in fragments {
+            try fragment.withUnsafeBytes { try writer.write($0) }
+            try writer.sync()
+        }
+        try writer.syncAll()
+        let bytes = try writeBytesOfThisThread() - before
+        let pages = (Int64(total) + 4095) / 4096
+        #expect(bytes <= pages * 4096, "each page once: \(bytes) bytes dirtied for \(total) written")
+        #expect(plainBytes >= bytes + 30 * 4096, "plain writes: \(plainBytes), whole pages: \(bytes)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(fragments.joined()))
+    }
+
+    @Test("after a sync, the file holds every byte written so far (a killed process loses nothing)")
+    func syncedFileIsComplete() throws {
+        let path = try TestFiles.makeDirectory("whole-pages").appendingPathComponent("file").path
+        let writer = try WholePageFileWriter(path: path)
+        try fragments[0].withUnsafeBytes { try writer.write($0) }
+        #expect(DurableFile.size(of: path) == 8192, "before the sync only whole pages are in the file")
+        try writer.sync()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(fragments[0]))
+    }
+
+    @Test("going back to fill in a box size, in a whole page or in the partial one, lands where it should")
+    func rewritesLandInPlace() throws {
+        let path = try TestFiles.makeDirectory("whole-pages").appendingPathComponent("file").path
+        let writer = try WholePageFileWriter(path: path)
+        var expected = [UInt8](repeating: 0xAA, count: 9000)
+        try expected.withUnsafeBytes { try writer.write($0) }
+        for (offset, value) in [(10, UInt8(1)), (8190, 2), (8500, 3)] {
+            try writer.seek(to: Int64(offset))
+            let patch = [UInt8](repeating: value, count: 4)
+            try patch.withUnsafeBytes { try writer.write($0) }
+            expected.replaceSubrange(offset..<offset + 4, with: patch)
+        }
+        try writer.seek(to: writer.size)
+        let more = [UInt8](repeating: 0x55, count: 5000)
+        try more.withUnsafeBytes { try writer.write($0) }
+        expected += more
+        #expect(throws: WholePageFileWriter.Failure.self) { try writer.seek(to: writer.size + 1) }
+        try writer.syncAll()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(expected))
+    }
+}
