@@ -119,4 +119,49 @@ struct PrivacyEdgeGuardTests {
         #expect(released.count == 10)
         #expect(released.allSatisfy { $0.isEmpty }, "\(released)")
     }
+
+    @Test("a band stays masked after the crossing stops, until a search of a later frame looked past that edge over it")
+    func bandHeldUntilASearchLookedPastTheEdge() {
+        var watch = EdgeWatch(frameWidth: 1920, frameHeight: 1080)
+        let rightBand = PixelRect(x: 1850, y: 700, width: 70, height: 120)
+        var bands = [rightBand]
+        watch.update(frame: 10, captureMs: 330, bands: &bands)
+        #expect(bands == [rightBand])
+        // The person stopped: no change at the edge in frame 11, yet the band stays.
+        bands = []
+        watch.update(frame: 11, captureMs: 363, bands: &bands)
+        #expect(bands == [rightBand])
+        // Searches that cannot have seen a face cut by the right edge end nothing: the whole
+        // frame exactly, a region inside the frame, a window past the left edge, nothing changed.
+        watch.searched(frame: 11, region: nil)
+        watch.searched(frame: 11, region: PixelRect(x: 1000, y: 500, width: 900, height: 500))
+        watch.searched(frame: 11, region: PixelRect(x: -115, y: 432, width: 1152, height: 648))
+        watch.searched(frame: 11, region: PixelRect(x: 0, y: 0, width: 0, height: 0))
+        // Nor does a search past the right edge of a frame before the last change.
+        let rightBottomWindow = PixelRect(x: 883, y: 432, width: 1152, height: 648)
+        watch.searched(frame: 9, region: rightBottomWindow)
+        bands = []
+        watch.update(frame: 12, captureMs: 396, bands: &bands)
+        #expect(bands == [rightBand])
+        // The right-bottom window of a frame after the change ends it.
+        watch.searched(frame: 11, region: rightBottomWindow)
+        bands = []
+        watch.update(frame: 13, captureMs: 429, bands: &bands)
+        #expect(bands.isEmpty)
+    }
+
+    @Test("bands that touch merge and grow; a band no search looks past ends after the longest hold")
+    func bandsMergeAndExpire() {
+        var watch = EdgeWatch(frameWidth: 1280, frameHeight: 720)
+        var bands = [PixelRect(x: 0, y: 100, width: 60, height: 60)]
+        watch.update(frame: 1, captureMs: 0, bands: &bands)
+        bands = [PixelRect(x: 0, y: 150, width: 60, height: 60), PixelRect(x: 600, y: 0, width: 40, height: 40)]
+        watch.update(frame: 2, captureMs: 33, bands: &bands)
+        #expect(Set(bands) == [PixelRect(x: 0, y: 100, width: 60, height: 110), PixelRect(x: 600, y: 0, width: 40, height: 40)])
+        bands = []
+        watch.update(frame: 3, captureMs: 33 + EdgeWatch.longestHoldMs, bands: &bands)
+        #expect(bands.count == 2)
+        watch.update(frame: 4, captureMs: 34 + EdgeWatch.longestHoldMs, bands: &bands)
+        #expect(bands.isEmpty)
+    }
 }

@@ -120,6 +120,8 @@ public final class DelayLineMasker: LiveFrameMasking {
     private var tracks: [FaceTrack] = []
     private var scratchSignature: RegionSignature?
     private var painted: [PixelRect] = []
+    /// The edge guard's bands, kept until a search has looked past the edge there.
+    private var edgeWatch: EdgeWatch
 
     /// - Throws: whatever `makeDetectors` throws (a missing model or cascade), or a libav error.
     public init(
@@ -137,6 +139,7 @@ public final class DelayLineMasker: LiveFrameMasking {
         painter = MaskPainter(style: settings.style, blocksAcross: settings.blocksAcross)
         flow = BoxFlow(settings: settings.flow)
         plan = SearchPlan(width: width, height: height, detectionWidth: settings.minimumRegionWidth)
+        edgeWatch = EdgeWatch(frameWidth: width, frameHeight: height)
         pictures = PicturePool(width: width, height: height, capacity: settings.capacity)
         for _ in 0..<settings.capacity {
             slots.append(try DelayLineSlot(trackingWidth: settings.trackingWidth))
@@ -175,6 +178,7 @@ public final class DelayLineMasker: LiveFrameMasking {
             EdgeGuard.guardedBands(
                 from: self.slot(of: number - 1).thumbnail, to: slot.thumbnail, frameWidth: width, frameHeight: height,
                 into: &slot.guardedBands)
+            edgeWatch.update(frame: number, captureMs: captureTimeMs, bands: &slot.guardedBands)
         }
         if let result = worker.takeResultIfDone() { record(result) }
         if !worker.isBusy { submit(nextToSearch) }
@@ -302,6 +306,7 @@ public final class DelayLineMasker: LiveFrameMasking {
             for waiting in oldest...max(oldest, newest) { slot(of: waiting).failure = failure }
             return
         }
+        edgeWatch.searched(frame: number, region: result.region)
         var appeared = 0
         for found in result.boxes {
             let detection = TrackedBox(box: found)

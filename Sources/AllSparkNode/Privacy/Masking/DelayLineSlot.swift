@@ -11,7 +11,7 @@ final class DelayLineSlot {
     private(set) var captureTimeMs: Int64 = 0
     /// Faces to mask in this frame: found in it, or carried to it from searched frames.
     private(set) var boxes: [TrackedBox] = []
-    /// Bands to mask beside what is crossing a side edge in this frame (`EdgeGuard`).
+    /// Bands to mask beside what is crossing an edge in this frame or crossed it lately (`EdgeGuard`, `EdgeWatch`).
     var guardedBands: [PixelRect] = []
     /// Set when this frame was searched.
     var detectionMs: Double?
@@ -23,7 +23,7 @@ final class DelayLineSlot {
     init(trackingWidth: Int) throws {
         thumbnail = try LumaThumbnail(maxWidth: trackingWidth)
         boxes.reserveCapacity(32)
-        guardedBands.reserveCapacity(8)
+        guardedBands.reserveCapacity(EdgeWatch.capacity)
     }
 
     /// The held frame's picture buffer.
