@@ -150,18 +150,31 @@ struct PrivacyEdgeGuardTests {
         #expect(bands.isEmpty)
     }
 
-    @Test("bands that touch merge and grow; a band no search looks past ends after the longest hold")
-    func bandsMergeAndExpire() {
+    @Test("each frame's band is held on its own: a search past the edge ends the older ones while the crossing goes on; none outlives the longest hold")
+    func bandsEndOneByOne() {
         var watch = EdgeWatch(frameWidth: 1280, frameHeight: 720)
-        var bands = [PixelRect(x: 0, y: 100, width: 60, height: 60)]
+        let (first, second, inside) = (
+            PixelRect(x: 0, y: 100, width: 60, height: 60), PixelRect(x: 0, y: 150, width: 60, height: 60),
+            PixelRect(x: 0, y: 160, width: 40, height: 40))
+        var bands = [first]
         watch.update(frame: 1, captureMs: 0, bands: &bands)
-        bands = [PixelRect(x: 0, y: 150, width: 60, height: 60), PixelRect(x: 600, y: 0, width: 40, height: 40)]
+        bands = [second]
         watch.update(frame: 2, captureMs: 33, bands: &bands)
-        #expect(Set(bands) == [PixelRect(x: 0, y: 100, width: 60, height: 110), PixelRect(x: 600, y: 0, width: 40, height: 40)])
+        #expect(bands == [first, second])
+        // A band inside one held renews it rather than adding another.
+        bands = [inside]
+        watch.update(frame: 3, captureMs: 66, bands: &bands)
+        #expect(bands == [first, second])
+        // The left window of frame 1 looked past the left edge over the first band only.
+        watch.searched(frame: 1, region: PixelRect(x: -77, y: 0, width: 768, height: 432))
         bands = []
-        watch.update(frame: 3, captureMs: 33 + EdgeWatch.longestHoldMs, bands: &bands)
-        #expect(bands.count == 2)
-        watch.update(frame: 4, captureMs: 34 + EdgeWatch.longestHoldMs, bands: &bands)
+        watch.update(frame: 4, captureMs: 99, bands: &bands)
+        #expect(bands == [second])
+        bands = []
+        watch.update(frame: 5, captureMs: 66 + EdgeWatch.longestHoldMs, bands: &bands)
+        #expect(bands == [second])
+        bands = []
+        watch.update(frame: 6, captureMs: 67 + EdgeWatch.longestHoldMs, bands: &bands)
         #expect(bands.isEmpty)
     }
 }

@@ -146,7 +146,7 @@ public final class DelayLineMasker: LiveFrameMasking {
         }
         worker = try DetectionWorker(makeDetectors: makeDetectors)
         tracks.reserveCapacity(64)
-        painted.reserveCapacity(64)
+        painted.reserveCapacity(64 + EdgeWatch.capacity)
     }
 
     deinit { worker.stop() }

@@ -4,13 +4,15 @@
 /// edge, so `EdgeGuard` stops masking them; yet the searches that find a face cut by the
 /// edge (those that look past it with the mirror image: edge windows, changed regions
 /// touching a side, a small frame's whole search) come round only every few searches.
-/// A band therefore stays masked until a search of a frame at or after its last change
-/// has looked past that edge over it, or for `longestHoldMs` at most. Bands that touch are
-/// merged. Fixed capacity; allocates nothing once made.
+/// A band therefore stays masked until a search of a frame at or after its last change has
+/// looked past that edge over it, or for `longestHoldMs` at most. Each frame's bands are
+/// kept apart (merged only where one contains the other), so that what a search has looked
+/// past ends even while the crossing goes on beside it. Fixed capacity; allocates nothing
+/// once made.
 struct EdgeWatch {
     struct Band: Equatable {
         var box: PixelRect
-        /// The last frame whose change at the edge made or grew this band, and its capture time.
+        /// The last frame whose change at the edge made or renewed this band, and its capture time.
         var lastChange: Int
         var lastChangeMs: Int64
     }
@@ -18,7 +20,9 @@ struct EdgeWatch {
     /// Longer than the turns of `SearchPlan` take on a busy machine (every edge window within
     /// about 12 searches, at 10 searches a second or more).
     static let longestHoldMs: Int64 = 2000
-    static let capacity = 16
+    /// Bands held at most: the crossings at the four edges over the frames between two searches
+    /// that look past them. Beyond it, a new band is merged into the band it overlaps most.
+    static let capacity = 48
 
     private(set) var bands: [Band] = []
     let frameWidth: Int
@@ -35,12 +39,17 @@ struct EdgeWatch {
     mutating func update(frame number: Int, captureMs: Int64, bands guarded: inout [PixelRect]) {
         bands.removeAll { captureMs - $0.lastChangeMs > Self.longestHoldMs }
         for box in guarded {
-            if let same = bands.firstIndex(where: { !$0.box.intersection(box).isEmpty }) {
+            let renewed = Band(box: box, lastChange: number, lastChangeMs: captureMs)
+            if let same = bands.firstIndex(where: { $0.box.contains(box) || box.contains($0.box) }) {
                 bands[same] = Band(box: bands[same].box.union(box), lastChange: number, lastChangeMs: captureMs)
             } else if bands.count < Self.capacity {
-                bands.append(Band(box: box, lastChange: number, lastChangeMs: captureMs))
+                bands.append(renewed)
             } else {
-                bands[bands.count - 1] = Band(box: bands[bands.count - 1].box.union(box), lastChange: number, lastChangeMs: captureMs)
+                var nearest = 0
+                for index in bands.indices where bands[index].box.intersection(box).area > bands[nearest].box.intersection(box).area {
+                    nearest = index
+                }
+                bands[nearest] = Band(box: bands[nearest].box.union(box), lastChange: number, lastChangeMs: captureMs)
             }
         }
         guarded.removeAll(keepingCapacity: true)
