@@ -154,6 +154,23 @@ struct PrivacyDelayLineTests {
         #expect(masker.counters.snapshot().frames == 90)
     }
 
+    @Test("thumbnails are made only for the frames held at once, and the newest and last whole-searched ones read after they leave")
+    func thumbnailsOnlyForFramesHeld() throws {
+        let masker = try DelayLineMasker(
+            width: 160, height: 120, settings: .init(capacity: 16, style: .fill, lookbackMs: 0),
+            makeDetectors: { [SlowSquareDetector(delayMs: 5)] })
+        var released = 0
+        for index in 0..<90 {
+            let picture = frame(squareX: squareX(at: index))
+            try withExtendedLifetime(picture) { try masker.push(picture.frame, captureTimeMs: Int64(index) * 33, emit: { _ in released += 1 }) }
+            usleep(20_000)
+        }
+        try masker.finish(emit: { _ in released += 1 })
+        #expect(released == 90)
+        // One thumbnail per slot (16) before they were lent; the pictures count the frames held at once.
+        #expect(masker.thumbnailsMade <= masker.picturesMade + 2, "\(masker.thumbnailsMade) thumbnails, \(masker.picturesMade) pictures")
+    }
+
     @Test("a square missed by two searches in three stays masked; its mask ends a hold after it leaves")
     func missedSamplesAreBridgedByTheHold() throws {
         let holdMs: Int64 = 400

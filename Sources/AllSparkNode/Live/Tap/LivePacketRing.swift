@@ -48,7 +48,10 @@ final class LivePacketRing: LivePacketTap, @unchecked Sendable {
     /// Wakes the threads that read the ring (fragmenter, RTSP feeder) when a packet arrives.
     private let arrivals = NSCondition()
 
-    init(byteCapacity: Int = 8 << 20, slotCount: Int = 512) {
+    /// 4 MiB holds 8 s at 4 Mbit/s (1080p30 of a lively scene), several keyframe intervals:
+    /// what a reader that starts at the newest keyframe, or falls behind for a moment, needs.
+    /// Each byte is resident once written, so more is memory for nothing (bench/README.md).
+    init(byteCapacity: Int = 4 << 20, slotCount: Int = 512) {
         self.byteCapacity = byteCapacity
         bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: byteCapacity, alignment: 16)
         state = Mutex(State(slots: Array(repeating: Slot(), count: slotCount)))

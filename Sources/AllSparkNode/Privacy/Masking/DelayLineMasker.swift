@@ -106,6 +106,12 @@ public final class DelayLineMasker: LiveFrameMasking {
     private let painter: MaskPainter
     private let flow: BoxFlow
     private let pictures: PicturePool
+    /// Thumbnails not lent to a slot: made as needed, so only as many exist as frames are
+    /// held at once, plus the two read after their frame left (see `retireThumbnail`).
+    private var spareThumbnails: [LumaThumbnail] = []
+    /// Picture buffers and thumbnails made so far (what the delay line holds in memory).
+    var picturesMade: Int { pictures.made }
+    private(set) var thumbnailsMade = 0
     private var slots: [DelayLineSlot] = []
     /// Frame number of the oldest frame held, and how many are held (slot = number % capacity).
     private var oldest = 0
@@ -141,9 +147,8 @@ public final class DelayLineMasker: LiveFrameMasking {
         plan = SearchPlan(width: width, height: height, detectionWidth: settings.minimumRegionWidth)
         edgeWatch = EdgeWatch(frameWidth: width, frameHeight: height)
         pictures = PicturePool(width: width, height: height, capacity: settings.capacity)
-        for _ in 0..<settings.capacity {
-            slots.append(try DelayLineSlot(trackingWidth: settings.trackingWidth))
-        }
+        for _ in 0..<settings.capacity { slots.append(DelayLineSlot()) }
+        spareThumbnails.reserveCapacity(settings.capacity)
         worker = try DetectionWorker(makeDetectors: makeDetectors)
         tracks.reserveCapacity(64)
         painted.reserveCapacity(64 + EdgeWatch.capacity)
@@ -171,7 +176,9 @@ public final class DelayLineMasker: LiveFrameMasking {
         }
         let number = oldest + held
         let slot = slot(of: number)
-        try slot.store(picture, in: pictures.take(), captureTimeMs: captureTimeMs, flow: settings.flow)
+        // The slot's last frame left `capacity` frames ago: nothing reads its thumbnail now.
+        if let stale = slot.giveBackThumbnail() { spareThumbnails.append(stale) }
+        try slot.store(picture, in: pictures.take(), thumbnail: takeThumbnail(), captureTimeMs: captureTimeMs, flow: settings.flow)
         held += 1
         carryTracks(into: number)
         if settings.guardsEdges, number > 0 {
@@ -180,6 +187,7 @@ public final class DelayLineMasker: LiveFrameMasking {
                 into: &slot.guardedBands)
             edgeWatch.update(frame: number, captureMs: captureTimeMs, bands: &slot.guardedBands)
         }
+        retireThumbnail(of: number - 1)
         if let result = worker.takeResultIfDone() { record(result) }
         if !worker.isBusy { submit(nextToSearch) }
         try release(emit)
@@ -209,6 +217,23 @@ public final class DelayLineMasker: LiveFrameMasking {
     private var newest: Int { oldest + held - 1 }
 
     private func slot(of number: Int) -> DelayLineSlot { slots[number % settings.capacity] }
+
+    private func takeThumbnail() throws -> LumaThumbnail {
+        if let spare = spareThumbnails.popLast() { return spare }
+        let thumbnail = try LumaThumbnail(maxWidth: settings.trackingWidth)
+        thumbnailsMade += 1
+        return thumbnail
+    }
+
+    /// Takes back frame `number`'s thumbnail once nothing reads it: the frame has left, it is
+    /// not the newest (the next frame is tracked from it) nor the last whole-frame search
+    /// (the changed-region searches compare against it), and its slot has no later frame.
+    private func retireThumbnail(of number: Int) {
+        guard number >= 0, number < oldest, number != newest, number != lastWholeSearch, newest - number < settings.capacity,
+            let thumbnail = slot(of: number).giveBackThumbnail()
+        else { return }
+        spareThumbnails.append(thumbnail)
+    }
 
     private func submit(_ number: Int) {
         let region = nextRegion(for: number)
@@ -241,7 +266,9 @@ public final class DelayLineMasker: LiveFrameMasking {
     }
 
     private func wholeSearch(of number: Int) -> PixelRect? {
+        let previous = lastWholeSearch
         lastWholeSearch = number
+        retireThumbnail(of: previous)
         return plan.wholeRegion
     }
 
@@ -423,7 +450,10 @@ public final class DelayLineMasker: LiveFrameMasking {
             let captureTimeMs = slot.captureTimeMs
             oldest += 1
             held -= 1
-            defer { pictures.giveBack(slot.giveBackPicture()) }
+            defer {
+                pictures.giveBack(slot.giveBackPicture())
+                retireThumbnail(of: oldest - 1)
+            }
             try emit(MaskedFrame(picture: picture, captureTimeMs: captureTimeMs, maskedBoxes: painted, avFrame: slot.frame.pointer))
         }
     }

@@ -1,13 +1,13 @@
 import CFFmpeg
 
 /// One place in the delay line: a frame held until a search at or after it is done, its
-/// tracking thumbnail, and what it will be masked with. The thumbnail is allocated once and
-/// reused for every frame that passes through the slot; the picture buffer is lent by the
-/// delay line's `PicturePool` while the slot holds a frame. The thumbnail outlives the
-/// frame's release: tracking reads the frame before the next one.
+/// tracking thumbnail, and what it will be masked with. The picture buffer and the
+/// thumbnail are lent by the delay line's pools while the slot holds a frame; the
+/// thumbnail may stay after the frame's release, while tracking or the changed-region
+/// searches still read it (`DelayLineMasker`).
 final class DelayLineSlot {
     private var picture: OwnedFrame?
-    let thumbnail: LumaThumbnail
+    private var lentThumbnail: LumaThumbnail?
     private(set) var captureTimeMs: Int64 = 0
     /// Faces to mask in this frame: found in it, or carried to it from searched frames.
     private(set) var boxes: [TrackedBox] = []
@@ -20,8 +20,7 @@ final class DelayLineSlot {
     /// A search this frame waited for failed: it leaves masked whole.
     var failure: PrivacyError?
 
-    init(trackingWidth: Int) throws {
-        thumbnail = try LumaThumbnail(maxWidth: trackingWidth)
+    init() {
         boxes.reserveCapacity(32)
         guardedBands.reserveCapacity(EdgeWatch.capacity)
     }
@@ -32,14 +31,24 @@ final class DelayLineSlot {
         return picture
     }
 
-    /// Copies `source` into `buffer`, which the slot keeps until `giveBackPicture`, and
-    /// starts the slot afresh.
-    func store(_ source: YUV420Frame, in buffer: OwnedFrame, captureTimeMs: Int64, flow: BoxFlow.Settings) throws {
+    /// The frame's tracking thumbnail, until `giveBackThumbnail`.
+    var thumbnail: LumaThumbnail {
+        guard let lentThumbnail else { preconditionFailure("a delay-line slot's thumbnail read after it was given back") }
+        return lentThumbnail
+    }
+
+    /// Copies `source` into `buffer`, which the slot keeps until `giveBackPicture`, makes
+    /// `thumbnail` its thumbnail (kept until `giveBackThumbnail`), and starts the slot afresh.
+    func store(
+        _ source: YUV420Frame, in buffer: OwnedFrame, thumbnail: LumaThumbnail, captureTimeMs: Int64, flow: BoxFlow.Settings
+    ) throws {
         precondition(picture == nil, "a delay-line slot given a second picture")
+        precondition(lentThumbnail == nil, "a delay-line slot given a second thumbnail")
         // The encoder may still hold this buffer from its last trip; this copies only then.
         try checkLibav(av_frame_make_writable(buffer.pointer), "making a delay-line buffer writable")
         copy(source, into: buffer.yuv420Picture)
         picture = buffer
+        lentThumbnail = thumbnail
         self.captureTimeMs = captureTimeMs
         boxes.removeAll(keepingCapacity: true)
         guardedBands.removeAll(keepingCapacity: true)
@@ -53,6 +62,12 @@ final class DelayLineSlot {
     func giveBackPicture() -> OwnedFrame {
         defer { picture = nil }
         return frame
+    }
+
+    /// The thumbnail, once nothing reads it any more (nil if it was given back already).
+    func giveBackThumbnail() -> LumaThumbnail? {
+        defer { lentThumbnail = nil }
+        return lentThumbnail
     }
 
     /// Adds a face box. A face found in this very frame replaces boxes carried here that

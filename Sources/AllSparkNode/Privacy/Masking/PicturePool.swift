@@ -9,6 +9,8 @@ final class PicturePool {
     let width: Int
     let height: Int
     private var spare: [OwnedFrame] = []
+    /// Buffers made so far: the most frames held at once.
+    private(set) var made = 0
 
     init(width: Int, height: Int, capacity: Int) {
         self.width = width
@@ -18,7 +20,9 @@ final class PicturePool {
 
     func take() throws -> OwnedFrame {
         if let buffer = spare.popLast() { return buffer }
-        return try OwnedFrame(width: width, height: height, format: AV_PIX_FMT_YUV420P)
+        let buffer = try OwnedFrame(width: width, height: height, format: AV_PIX_FMT_YUV420P)
+        made += 1
+        return buffer
     }
 
     func giveBack(_ buffer: OwnedFrame) { spare.append(buffer) }
