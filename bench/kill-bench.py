@@ -64,7 +64,7 @@ def main():
         store = Path(directory) / "store"
         for kill in range(arguments.kills):
             node = Node(store, size=arguments.size, fps=arguments.fps, chunk_ms=6000)
-            node.wait_healthy(timeout=60)
+            node.wait_healthy()
             time.sleep(draw.uniform(3.0, 9.0))
             killed_ms = time.time() * 1000
             node.process.send_signal(signal.SIGKILL)
@@ -73,7 +73,7 @@ def main():
             before = set(frame_times(store))
             # Start-up recovers the part file; then stop cleanly.
             node = Node(store, size=arguments.size, fps=arguments.fps, chunk_ms=6000)
-            node.wait_healthy(timeout=60)
+            node.wait_healthy()
             node.stop()
             times = frame_times(store)
             recovered = [name for name in times if name not in before and min(times[name]) < killed_ms]
