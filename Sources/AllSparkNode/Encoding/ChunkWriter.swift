@@ -95,10 +95,11 @@ final class ChunkWriter {
         let newFileBytes = muxer.bytesWritten
         if newFileBytes != fileBytes {
             // The previous fragment reached the file; this packet opened the next one.
+            let fragmentStart = fileBytes
             fileBytes = newFileBytes
             pendingFragmentBytes = packetBytes
             pendingFragmentPackets = 1
-            try muxer.syncToDisk()
+            try muxer.syncToDisk(newestFragmentStart: fragmentStart)
         } else {
             pendingFragmentBytes += packetBytes
             pendingFragmentPackets += 1

@@ -94,9 +94,10 @@ final class FragmentedMuxer {
     }
 
     /// Pushes the fragments written so far to stable storage (the power-loss half of crash
-    /// safety), all but a partial last page (`WholePageFileWriter`).
-    func syncToDisk() throws {
-        try pageWriter?.sync()
+    /// safety), all but a partial last page that the newest fragment, starting at
+    /// `newestFragmentStart`, reaches past (`WholePageFileWriter`).
+    func syncToDisk(newestFragmentStart: Int64) throws {
+        try pageWriter?.sync(newestStart: newestFragmentStart)
     }
 
     /// Writes the last fragment, makes the whole file durable and closes it.
