@@ -78,7 +78,7 @@ struct WholePageFileWriterTests {
         let more = [UInt8](repeating: 0x55, count: 5000)
         try more.withUnsafeBytes { try writer.write($0) }
         expected += more
-        #expect(throws: WholePageFileWriter.Failure.self) { try writer.seek(to: writer.size + 1) }
+        #expect(throws: DurableFile.Failure.self) { try writer.seek(to: writer.size + 1) }
         try writer.syncAll()
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(expected))
     }

@@ -55,7 +55,7 @@ final class FragmentedMuxer {
             stream.pointee.time_base = H264Encoder.timeBase
             switch layout {
             case .fragmented:
-                let writer = try WholePageFileWriter(path: path)
+                let writer = try Self.asLibavError { try WholePageFileWriter(path: path) }
                 pageWriter = writer
                 context.pointee.pb = try Self.ioContext(writingTo: writer)
                 context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
@@ -97,7 +97,7 @@ final class FragmentedMuxer {
     /// safety), all but a partial last page that the newest fragment, starting at
     /// `newestFragmentStart`, reaches past (`WholePageFileWriter`).
     func syncToDisk(newestFragmentStart: Int64) throws {
-        try pageWriter?.sync(newestStart: newestFragmentStart)
+        try Self.asLibavError { try pageWriter?.sync(newestStart: newestFragmentStart) }
     }
 
     /// Writes the last fragment, makes the whole file durable and closes it.
@@ -106,9 +106,9 @@ final class FragmentedMuxer {
         defer { closeFile() }
         try checkLibav(av_write_trailer(context), "finishing \(path)")
         if let pageWriter {
-            try pageWriter.syncAll()
+            try Self.asLibavError { try pageWriter.syncAll() }
         } else if syncDescriptor >= 0, fdatasync(syncDescriptor) != 0 {
-            throw WholePageFileWriter.Failure(operation: "syncing", path: path, code: errno)
+            throw LibavError("syncing \(path)", code: allspark_averror(errno))
         }
     }
 
@@ -141,6 +141,16 @@ final class FragmentedMuxer {
         syncDescriptor = -1
     }
 
+    /// Runs `body`, reporting a file failure as libavformat's own output would (the recorder
+    /// tells a read-only store by the code, whichever way it failed).
+    private static func asLibavError<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let failure as DurableFile.Failure {
+            throw LibavError("\(failure.operation) \(failure.path)", code: allspark_averror(failure.code))
+        }
+    }
+
     /// An AVIOContext whose writes and seeks go to `writer` (which outlives it: the muxer owns both).
     private static func ioContext(writingTo writer: WholePageFileWriter) throws -> UnsafeMutablePointer<AVIOContext> {
         let bufferSize: Int32 = 64 << 10
@@ -153,7 +163,7 @@ final class FragmentedMuxer {
                 do {
                     try writer.write(UnsafeRawBufferPointer(start: bytes, count: Int(count)))
                     return count
-                } catch let failure as WholePageFileWriter.Failure {
+                } catch let failure as DurableFile.Failure {
                     return allspark_averror(failure.code)
                 } catch {
                     return allspark_averror(EIO)

@@ -26,18 +26,11 @@ final class WholePageFileWriter {
 
     var size: Int64 { tailOffset + Int64(tailCount) }
 
-    struct Failure: Error, CustomStringConvertible {
-        let operation: String
-        let path: String
-        let code: Int32
-        var description: String { "\(operation) \(path): \(String(cString: strerror(code)))" }
-    }
-
     /// Creates (or empties) the file at `path`.
     init(path: String) throws {
         self.path = path
         descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw Failure(operation: "creating", path: path, code: errno) }
+        guard descriptor >= 0 else { throw DurableFile.Failure(operation: "creating", path: path, code: errno) }
         tail = .allocate(byteCount: Self.pageSize, alignment: 16)
     }
 
@@ -70,7 +63,7 @@ final class WholePageFileWriter {
 
     /// Moves the write position; only within what is written (the muxer never leaves holes).
     func seek(to offset: Int64) throws {
-        guard offset >= 0, offset <= size else { throw Failure(operation: "seeking to \(offset) in", path: path, code: EINVAL) }
+        guard offset >= 0, offset <= size else { throw DurableFile.Failure(operation: "seeking to \(offset) in", path: path, code: EINVAL) }
         position = offset
     }
 
@@ -84,14 +77,14 @@ final class WholePageFileWriter {
             try syncAll()
             return
         }
-        guard fdatasync(descriptor) == 0 else { throw Failure(operation: "syncing", path: path, code: errno) }
+        guard fdatasync(descriptor) == 0 else { throw DurableFile.Failure(operation: "syncing", path: path, code: errno) }
         try writePartialPage()
     }
 
     /// Puts everything in the file and makes it durable: the file is complete.
     func syncAll() throws {
         try writePartialPage()
-        guard fdatasync(descriptor) == 0 else { throw Failure(operation: "syncing", path: path, code: errno) }
+        guard fdatasync(descriptor) == 0 else { throw DurableFile.Failure(operation: "syncing", path: path, code: errno) }
     }
 
     /// Puts the partial last page in the file without syncing (a store that vanished, a test).
@@ -130,7 +123,7 @@ final class WholePageFileWriter {
             let result = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
             if result < 0 {
                 if errno == EINTR { continue }
-                throw Failure(operation: "writing", path: path, code: errno)
+                throw DurableFile.Failure(operation: "writing", path: path, code: errno)
             }
             done += result
         }

@@ -39,21 +39,20 @@ struct EdgeWatch {
     mutating func update(frame number: Int, captureMs: Int64, bands guarded: inout [PixelRect]) {
         bands.removeAll { captureMs - $0.lastChangeMs > Self.longestHoldMs }
         for box in guarded {
-            let renewed = Band(box: box, lastChange: number, lastChangeMs: captureMs)
-            if let same = bands.firstIndex(where: { $0.box.contains(box) || box.contains($0.box) }) {
-                bands[same] = Band(box: bands[same].box.union(box), lastChange: number, lastChangeMs: captureMs)
-            } else if bands.count < Self.capacity {
-                bands.append(renewed)
-            } else {
-                var nearest = 0
-                for index in bands.indices where bands[index].box.intersection(box).area > bands[nearest].box.intersection(box).area {
-                    nearest = index
-                }
-                bands[nearest] = Band(box: bands[nearest].box.union(box), lastChange: number, lastChangeMs: captureMs)
+            guard let merged = bands.firstIndex(where: { $0.box.contains(box) || box.contains($0.box) })
+                ?? (bands.count < Self.capacity ? nil : mostOverlapped(by: box))
+            else {
+                bands.append(Band(box: box, lastChange: number, lastChangeMs: captureMs))
+                continue
             }
+            bands[merged] = Band(box: bands[merged].box.union(box), lastChange: number, lastChangeMs: captureMs)
         }
         guarded.removeAll(keepingCapacity: true)
         for band in bands { guarded.append(band.box) }
+    }
+
+    private func mostOverlapped(by box: PixelRect) -> Int? {
+        bands.indices.max { bands[$0].box.intersection(box).area < bands[$1].box.intersection(box).area }
     }
 
     /// A search of frame `number` looked at `region` (nil: exactly the frame, which looks
