@@ -4,7 +4,9 @@
 a real radosgw on the host: a journal line per chunk) and eviction alone. Prints and writes
 bench/out/power-cuts.json: recovered cuts, undecodable listed chunks, torn token,
 runtime-config or archive-journal files, journal lines for chunks the bucket does not hold
-whole, the footage lost before each cut, and the host's load average over the run.
+whole, the footage lost before each cut (on the guest's clock, which the node stamps frames
+by: the guest's clock runs up to a second behind the host's, bracketed by CLOCK lines; and
+an upper bound), and the host's load average over the run.
 
     sudo python3 bench/power-cut-bench.py [--cuts 20] [--seed 20261124]
 """
@@ -37,6 +39,9 @@ def write_result(out, cuts, seed, loads):
     result["host_load_1min"] = {"median": statistics.median(loads), "min": min(loads), "max": max(loads)}
     result["per_cut"] = [
         {"cut": cut.index, "activity": cut.activity, "delay_s": round(cut.delay_s, 2), "lost_ms": cut.lost_ms,
+         "lost_ms_at_most": cut.lost_ms_at_most,
+         "guest_clock_behind_ms": [cut.guest_clock.lower_ms, cut.guest_clock.upper_ms] if cut.guest_clock else None,
+         "lost_ms_on_host_clock": cut.cut_ms - max(chunk["endMs"] for chunk in cut.listed) if cut.listed else None,
          "listed": len(cut.listed), "undecodable": cut.undecodable(), "torn_token": cut.torn_token(),
          "torn_runtime_config": cut.torn_runtime_config(), "rotations_seen": len(cut.tokens_seen),
          "config_writes_seen": len(cut.configs_seen), "archived_seen": cut.archived_seen,

@@ -70,12 +70,37 @@ def now_ms():
 
 
 @dataclass
+class GuestClock:
+    """How far the guest's wall clock is behind the host's, bracketed. The emulated guest
+    sets its clock from the virtual RTC, whole seconds, so it runs up to a second behind
+    (about 0.9 s in a boot measured here), and the node stamps frames by that clock. The
+    guest writes CLOCK lines: the host's time as it last read it from a file the host
+    rewrites every 5 ms, and its own time; the host notes when each line arrived.
+    host_read - guest <= offset <= host_arrived - guest, for every line."""
+    lower_ms: int
+    upper_ms: int
+
+    @property
+    def offset_ms(self):
+        return (self.lower_ms + self.upper_ms) // 2
+
+    @staticmethod
+    def from_samples(samples):
+        """samples: (host ms at arrival, host ms the guest read, guest ms) per CLOCK line."""
+        if not samples:
+            return None
+        return GuestClock(lower_ms=max(read - guest for _, read, guest in samples),
+                          upper_ms=min(arrived - guest for arrived, _, guest in samples))
+
+
+@dataclass
 class Cut:
     """One power cut and what was found after it."""
     index: int
     activity: str
     delay_s: float
     cut_ms: int
+    guest_clock: GuestClock = None
     token_text: str = ""
     tokens_seen: list = field(default_factory=list)
     runtime_text: str = ""
@@ -92,9 +117,18 @@ class Cut:
 
     @property
     def lost_ms(self):
-        """Footage lost before the cut: from the last frame the node lists afterwards to the cut."""
+        """Footage lost before the cut: from the last frame the node lists afterwards to the
+        cut, on the guest's clock (the clock the node stamps frames by)."""
+        return self._lost(self.guest_clock.offset_ms if self.guest_clock else 0)
+
+    @property
+    def lost_ms_at_most(self):
+        """The same with the guest's clock as far behind as it can be: an upper bound."""
+        return self._lost(self.guest_clock.lower_ms if self.guest_clock else 0)
+
+    def _lost(self, offset_ms):
         ends = [chunk["endMs"] for chunk in self.listed]
-        return self.cut_ms - max(ends) if ends else None
+        return self.cut_ms - offset_ms - max(ends) if ends else None
 
     def torn_token(self):
         """None when the token file is whole and is the last rotation seen or a newer one."""
@@ -158,7 +192,10 @@ class GuestBoot:
         ]
         environment = {**os.environ, "PATH": f"{VNG_DIR}:{os.environ['PATH']}"}
         self.lines = []
+        self.clock_samples = []
         self.lock = threading.Lock()
+        self.host_clock = folder / "host-clock"
+        self._write_host_clock()
         self.console = open(folder / "console.txt", "wb")
         self.process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=self.console, stderr=subprocess.STDOUT,
@@ -166,6 +203,18 @@ class GuestBoot:
         self.reading = True
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
+        self.clock_writer = threading.Thread(target=self._keep_host_clock, daemon=True)
+        self.clock_writer.start()
+
+    def _write_host_clock(self):
+        staged = self.host_clock.with_suffix(".new")
+        staged.write_text(f"{now_ms()}\n")
+        os.replace(staged, self.host_clock)
+
+    def _keep_host_clock(self):
+        while self.reading:
+            self._write_host_clock()
+            time.sleep(0.005)
 
     def _read(self):
         with open(self.events, "rb") as events:
@@ -173,12 +222,23 @@ class GuestBoot:
             while self.reading:
                 chunk = events.read()
                 if not chunk:
-                    time.sleep(0.05)
+                    # Often: a CLOCK line's arrival time bounds the guest's clock offset.
+                    time.sleep(0.005)
                     continue
+                arrived = now_ms()
                 pending += chunk
                 *complete, pending = pending.split(b"\n")
+                decoded = [line.decode(errors="replace") for line in complete]
                 with self.lock:
-                    self.lines.extend(line.decode(errors="replace") for line in complete)
+                    self.lines.extend(decoded)
+                    for line in decoded:
+                        fields = line.split()
+                        if len(fields) == 3 and fields[0] == "CLOCK" and fields[1].isdigit() and fields[2].isdigit():
+                            self.clock_samples.append((arrived, int(fields[1]), int(fields[2])))
+
+    def guest_clock(self):
+        with self.lock:
+            return GuestClock.from_samples(self.clock_samples)
 
     def find(self, prefix):
         with self.lock:
@@ -316,7 +376,8 @@ class PowerCutRig:
                     boot.wait_for(marker)
                 delay = self.random.uniform(0.5, 5.0)
                 time.sleep(delay)
-                cut = Cut(index=index, activity=activity, delay_s=delay, cut_ms=boot.cut_power())
+                cut = Cut(index=index, activity=activity, delay_s=delay, cut_ms=boot.cut_power(),
+                          guest_clock=boot.guest_clock())
                 cut.tokens_seen = [line.split()[2] for line in boot.find("ROTATED ")]
                 cut.configs_seen = [line.split()[1] for line in boot.find("CONFIG ")]
                 archived = boot.find("ARCHIVED ")
@@ -332,6 +393,7 @@ class PowerCutRig:
 
 def summary(cuts):
     lost = [cut.lost_ms for cut in cuts if cut.lost_ms is not None]
+    at_most = [cut.lost_ms_at_most for cut in cuts if cut.lost_ms_at_most is not None]
     return {
         "cuts": len(cuts),
         "recovered": sum(cut.restarted for cut in cuts),
@@ -345,5 +407,9 @@ def summary(cuts):
         "lost_ms_median": statistics.median(lost) if lost else None,
         "lost_ms_max": max(lost) if lost else None,
         "lost_ms": lost,
+        "lost_ms_at_most_median": statistics.median(at_most) if at_most else None,
+        "guest_clock_behind_ms": [cut.guest_clock.offset_ms for cut in cuts if cut.guest_clock],
+        "guest_clock_bracket_ms_max": max((cut.guest_clock.upper_ms - cut.guest_clock.lower_ms
+                                           for cut in cuts if cut.guest_clock), default=None),
         "by_activity": {activity: sum(cut.activity == activity for cut in cuts) for activity in ACTIVITIES},
     }
