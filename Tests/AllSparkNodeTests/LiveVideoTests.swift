@@ -106,7 +106,7 @@ struct LiveVideoTests {
             Issue.record("part 11 should exist")
             return
         }
-        #expect(String(buffer: part) == (66..<72).map { "f\($0);" }.joined())
+        #expect(part.map { String(buffer: $0) } == (66..<72).map { "f\($0);" })
         let segment = try #require(playlist.segment(1))
         #expect(segment.map { String(buffer: $0) }.joined() == (30..<60).map { "f\($0);" }.joined())
         #expect(playlist.segment(2) == nil, "the open segment is not served whole")
@@ -117,6 +117,45 @@ struct LiveVideoTests {
         #expect(playlist.availability(of: .init(segment: 2, part: 1)) == .ready)
         #expect(playlist.availability(of: .init(segment: 2, part: 2)) == .waiting)
         #expect(playlist.availability(of: .init(segment: 5, part: 0)) == .tooFarAhead)
+    }
+
+    @Test("the fMP4 feed keeps what a viewer may still be sent: no fragment more than the lag limit behind the newest")
+    func feedWindowByAge() {
+        let feed = LiveFragmentFeed(maximumAgeMs: 1500)
+        feed.begin(sessionStart())
+        // 3 s at 30 fps, a frame every 33 1/3 ms.
+        for frame in 0..<90 {
+            feed.append(session: 1, captureMs: 10_000 + Int64(frame) * 1000 / 30, durationMs: 33, isKeyframe: frame % 30 == 0,
+                        mp4: ByteBuffer(string: "f\(frame)"))
+        }
+        // Sequence n holds frame n - 1. Newest: frame 89 at 12966 ms; frame 44 (11466 ms) is
+        // 1500 ms behind it and stays, frame 43 (11433 ms) is further and has left.
+        #expect(feed.read(44).isLapped)
+        #expect(feed.read(45).isFragment(named: "f44"))
+        #expect(feed.read(90).isFragment(named: "f89"))
+        #expect(feed.read(91).isPending)
+    }
+
+    @Test("HLS parts hold the feed's fragments themselves, not copies")
+    func partsShareTheFeedsBuffers() throws {
+        let feed = LiveFragmentFeed(maximumAgeMs: 1500)
+        let playlist = LiveHLSPlaylist(keyframeIntervalMs: 1000)
+        feed.begin(sessionStart())
+        playlist.begin(sessionStart())
+        for frame in 0..<12 {
+            let mp4 = ByteBuffer(string: "fragment \(frame)")
+            feed.append(session: 1, captureMs: Int64(frame) * 33, durationMs: 33, isKeyframe: frame == 0, mp4: mp4)
+            playlist.append(captureMs: Int64(frame) * 33, durationMs: 33, isKeyframe: frame == 0, mp4: mp4)
+        }
+        guard case .found(let part) = playlist.part(0), case .fragment(let held) = feed.read(1) else {
+            Issue.record("part 0 and the first fragment should be held")
+            return
+        }
+        #expect(part.count == 7, "200 ms of 33 ms frames")
+        let partAddress = part[0].withUnsafeReadableBytes { $0.baseAddress }
+        let feedAddress = held.mp4.withUnsafeReadableBytes { $0.baseAddress }
+        #expect(partAddress != nil && partAddress == feedAddress)
+        #expect(String(buffer: LiveRoutes.joined(part)) == (0..<7).map { "fragment \($0)" }.joined())
     }
 
     @Test("playlist durations: seconds with three decimals, whatever the milliseconds")
@@ -205,5 +244,13 @@ struct LiveVideoTests {
         let path = try TestFiles.makeDirectory("live-fmp4").appendingPathComponent("live.mp4")
         try Data(file).write(to: path)
         return (path.path, muxer.contextsOpened)
+    }
+}
+
+extension LiveFragmentFeed.ReadResult {
+    fileprivate var isLapped: Bool { if case .lapped = self { true } else { false } }
+    fileprivate var isPending: Bool { if case .pending = self { true } else { false } }
+    fileprivate func isFragment(named name: String) -> Bool {
+        if case .fragment(let fragment) = self { String(buffer: fragment.mp4) == name } else { false }
     }
 }

@@ -7,14 +7,14 @@ import ServiceLifecycle
 /// only copies each packet into `ring`; everything else happens on the live side's own
 /// threads and tasks, so a viewer never slows the recording.
 public final class LiveVideo: Service, Sendable {
+    /// A viewer further behind the newest frame than this skips to the next keyframe.
+    static let maximumLagMs: Int64 = 1500
     let ring = LivePacketRing()
-    let feed = LiveFragmentFeed()
+    let feed = LiveFragmentFeed(maximumAgeMs: LiveVideo.maximumLagMs)
     let playlist: LiveHLSPlaylist
     let counters = LiveCounters()
     let hlsViewers = LiveHLSViewers()
     private let fragmenter: LiveFragmenter
-    /// A viewer further behind the newest frame than this skips to the next keyframe.
-    let maximumLagMs: Int64 = 1500
 
     private let rtspPort: Int
     private let rtspHost: String

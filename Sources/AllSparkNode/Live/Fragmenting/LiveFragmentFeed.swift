@@ -2,7 +2,7 @@ import NIOCore
 import Synchronization
 
 /// The recent fMP4 fragments of the live stream, shared by every fMP4 viewer: a bounded
-/// window (by count and bytes) the fragmenter appends to and viewers read by sequence.
+/// window (by age, count and bytes) the fragmenter appends to and viewers read by sequence.
 /// Nothing here waits for a viewer; a viewer that falls out of the window is told so.
 final class LiveFragmentFeed: Sendable {
     enum ReadResult {
@@ -21,12 +21,16 @@ final class LiveFragmentFeed: Sendable {
         var nextSequence: UInt64 = 1
     }
 
+    /// A fragment this much older than the newest leaves: a viewer that far behind skips
+    /// to the next keyframe anyway (`LiveVideo.maximumLagMs`).
+    let maximumAgeMs: Int64
     let maximumFragments: Int
     let maximumBytes: Int
     private let state = Mutex(State())
     let updates = LiveUpdateSignal()
 
-    init(maximumFragments: Int = 300, maximumBytes: Int = 16 << 20) {
+    init(maximumAgeMs: Int64, maximumFragments: Int = 300, maximumBytes: Int = 16 << 20) {
+        self.maximumAgeMs = maximumAgeMs
         self.maximumFragments = maximumFragments
         self.maximumBytes = maximumBytes
     }
@@ -51,7 +55,8 @@ final class LiveFragmentFeed: Sendable {
             state.nextSequence += 1
             state.fragments.append(fragment)
             state.bytes += fragment.mp4.readableBytes
-            while state.fragments.count - state.firstIndex > maximumFragments || state.bytes > maximumBytes,
+            while state.fragments.count - state.firstIndex > maximumFragments || state.bytes > maximumBytes
+                || captureMs - state.fragments[state.firstIndex].captureMs > maximumAgeMs,
                 state.firstIndex < state.fragments.count - 1
             {
                 state.bytes -= state.fragments[state.firstIndex].mp4.readableBytes
@@ -82,20 +87,6 @@ final class LiveFragmentFeed: Sendable {
     var head: (next: UInt64, newestCaptureMs: Int64?) {
         state.withLock { state in
             (state.nextSequence, state.firstIndex < state.fragments.count ? state.fragments.last?.captureMs : nil)
-        }
-    }
-
-    /// The first keyframe at or after `sequence` that the window holds, if any.
-    func keyframe(atOrAfter sequence: UInt64) -> UInt64? {
-        state.withLock { state in
-            guard state.firstIndex < state.fragments.count else { return nil }
-            let first = state.fragments[state.firstIndex].sequence
-            var index = state.firstIndex + Int(sequence > first ? sequence - first : 0)
-            while index < state.fragments.count {
-                if state.fragments[index].isKeyframe { return state.fragments[index].sequence }
-                index += 1
-            }
-            return nil
         }
     }
 }

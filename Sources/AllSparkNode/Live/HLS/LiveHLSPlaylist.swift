@@ -13,8 +13,9 @@ final class LiveHLSPlaylist: Sendable {
         var id = 0
         var durationMs: Int64 = 0
         var independent = false
-        var bytes = ByteBuffer()
-        var frames = 0
+        /// Its frames' fragments, the feed's own buffers (shared, not copied): the window's
+        /// memory is then what the longer of the two windows holds, not their sum.
+        var fragments: [ByteBuffer] = []
     }
 
     struct Segment: Sendable {
@@ -74,32 +75,28 @@ final class LiveHLSPlaylist: Sendable {
                 if state.segments.count > segmentWindow + 1 { state.segments.removeFirst(state.segments.count - segmentWindow - 1) }
             }
             let last = state.segments.count - 1
-            var part = state.segments[last].open
-            if part.frames == 0 { part.independent = isKeyframe }
-            var mp4 = mp4
-            part.bytes.writeBuffer(&mp4)
-            part.durationMs += durationMs
-            part.frames += 1
-            state.segments[last].open = part
+            // In place: a copy of the open part would copy its fragment list at every frame.
+            if state.segments[last].open.fragments.isEmpty { state.segments[last].open.independent = isKeyframe }
+            state.segments[last].open.fragments.append(mp4)
+            state.segments[last].open.durationMs += durationMs
             // A part ends once it reaches the target (within a millisecond of rounding).
-            if part.durationMs >= partTargetMs - 1 {
-                part.id = state.nextPartId
-                state.nextPartId += 1
-                state.segments[last].parts.append(part)
-                state.segments[last].open = Part()
+            if state.segments[last].open.durationMs >= partTargetMs - 1 {
+                Self.endOpenPart(of: &state.segments[last], nextPartId: &state.nextPartId)
             }
         }
         updates.bump()
     }
 
     private static func close(_ segment: inout Segment, nextPartId: inout Int) {
-        if segment.open.frames > 0 {
-            segment.open.id = nextPartId
-            nextPartId += 1
-            segment.parts.append(segment.open)
-        }
-        segment.open = Part()
+        if !segment.open.fragments.isEmpty { endOpenPart(of: &segment, nextPartId: &nextPartId) }
         segment.complete = true
+    }
+
+    private static func endOpenPart(of segment: inout Segment, nextPartId: inout Int) {
+        segment.open.id = nextPartId
+        nextPartId += 1
+        segment.parts.append(segment.open)
+        segment.open = Part()
     }
 
     /// What a playlist request is waiting for: a segment (and part) or later.
@@ -122,7 +119,8 @@ final class LiveHLSPlaylist: Sendable {
     }
 
     enum PartLookup {
-        case found(ByteBuffer)
+        /// The part's fragments, in order.
+        case found([ByteBuffer])
         /// The next part to be made: worth waiting for (the preload hint names it).
         case upcoming
         case gone
@@ -132,17 +130,17 @@ final class LiveHLSPlaylist: Sendable {
         state.withLock { state in
             if id == state.nextPartId { return .upcoming }
             for segment in state.segments.reversed() {
-                if let part = segment.parts.first(where: { $0.id == id }) { return .found(part.bytes) }
+                if let part = segment.parts.first(where: { $0.id == id }) { return .found(part.fragments) }
             }
             return .gone
         }
     }
 
-    /// A complete segment's bytes: its parts in order.
+    /// A complete segment's fragments, in order.
     func segment(_ sequence: Int) -> [ByteBuffer]? {
         state.withLock { state in
             guard let segment = state.segments.first(where: { $0.sequence == sequence }), segment.complete else { return nil }
-            return segment.parts.map(\.bytes)
+            return segment.parts.flatMap(\.fragments)
         }
     }
 

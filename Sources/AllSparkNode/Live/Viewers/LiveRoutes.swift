@@ -38,7 +38,7 @@ struct LiveRoutes {
         // of stale video, and a viewer that never learns it fell behind.
         try await channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: LiveStreamViewer.socketBufferBytes).get()
         let viewer = LiveStreamViewer(
-            feed: live.feed, counters: live.counters.of(.mse), maximumLagMs: live.maximumLagMs, channel: channel)
+            feed: live.feed, counters: live.counters.of(.mse), maximumLagMs: LiveVideo.maximumLagMs, channel: channel)
         guard let first = await viewer.join(timeout: .seconds(10)) else {
             return JSONResponse.error("no keyframe within 10 s: the recorder is not encoding", status: .serviceUnavailable)
         }
@@ -93,12 +93,10 @@ struct LiveRoutes {
                     }, updates: playlist.updates)
                 lookup = playlist.part(numbers[0])
             }
-            if case .found(let bytes) = lookup { return media(bytes, type: "video/mp4") }
+            if case .found(let fragments) = lookup { return media(Self.joined(fragments), type: "video/mp4") }
         }
-        if file.hasPrefix("seg-"), file.hasSuffix(".mp4"), numbers.count == 1, let parts = playlist.segment(numbers[0]) {
-            var joined = ByteBuffer()
-            for var part in parts { joined.writeBuffer(&part) }
-            return media(joined, type: "video/mp4")
+        if file.hasPrefix("seg-"), file.hasSuffix(".mp4"), numbers.count == 1, let fragments = playlist.segment(numbers[0]) {
+            return media(Self.joined(fragments), type: "video/mp4")
         }
         return JSONResponse.error("no such live file (it may have left the window)", status: .notFound)
     }
@@ -127,6 +125,14 @@ struct LiveRoutes {
             _ = await updates.wait(after: seen, timeout: deadline - ContinuousClock.now)
         }
         return false
+    }
+
+    /// A part's or segment's fragments as one body, in one allocation.
+    static func joined(_ fragments: [ByteBuffer]) -> ByteBuffer {
+        var joined = ByteBuffer()
+        joined.reserveCapacity(fragments.reduce(0) { $0 + $1.readableBytes })
+        for fragment in fragments { joined.writeImmutableBuffer(fragment) }
+        return joined
     }
 
     private func media(_ bytes: ByteBuffer, type: String) -> Response {
