@@ -41,7 +41,7 @@ def write_result(out, cuts, seed, loads):
         {"cut": cut.index, "activity": cut.activity, "delay_s": round(cut.delay_s, 2), "lost_ms": cut.lost_ms,
          "lost_ms_at_most": cut.lost_ms_at_most,
          "guest_clock_behind_ms": [cut.guest_clock.lower_ms, cut.guest_clock.upper_ms] if cut.guest_clock else None,
-         "lost_ms_on_host_clock": cut.cut_ms - max(chunk["endMs"] for chunk in cut.listed) if cut.listed else None,
+         "lost_ms_on_host_clock": cut.lost_ms_on_host_clock,
          "listed": len(cut.listed), "undecodable": cut.undecodable(), "torn_token": cut.torn_token(),
          "torn_runtime_config": cut.torn_runtime_config(), "rotations_seen": len(cut.tokens_seen),
          "config_writes_seen": len(cut.configs_seen), "archived_seen": cut.archived_seen,

@@ -93,10 +93,10 @@ struct LiveRoutes {
                     }, updates: playlist.updates)
                 lookup = playlist.part(numbers[0])
             }
-            if case .found(let fragments) = lookup { return media(Self.joined(fragments), type: "video/mp4") }
+            if case .found(let fragments) = lookup { return media(ResponseBody(contentsOf: fragments), type: "video/mp4") }
         }
         if file.hasPrefix("seg-"), file.hasSuffix(".mp4"), numbers.count == 1, let fragments = playlist.segment(numbers[0]) {
-            return media(Self.joined(fragments), type: "video/mp4")
+            return media(ResponseBody(contentsOf: fragments), type: "video/mp4")
         }
         return JSONResponse.error("no such live file (it may have left the window)", status: .notFound)
     }
@@ -127,19 +127,16 @@ struct LiveRoutes {
         return false
     }
 
-    /// A part's or segment's fragments as one body, in one allocation.
-    static func joined(_ fragments: [ByteBuffer]) -> ByteBuffer {
-        var joined = ByteBuffer()
-        joined.reserveCapacity(fragments.reduce(0) { $0 + $1.readableBytes })
-        for fragment in fragments { joined.writeImmutableBuffer(fragment) }
-        return joined
+    private func media(_ bytes: ByteBuffer, type: String) -> Response {
+        media(ResponseBody(byteBuffer: bytes), type: type)
     }
 
-    private func media(_ bytes: ByteBuffer, type: String) -> Response {
+    /// A part or segment goes out as its fragments, written one after another (no copy).
+    private func media(_ body: ResponseBody, type: String) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = type
-        headers[.contentLength] = String(bytes.readableBytes)
+        if let length = body.contentLength { headers[.contentLength] = String(length) }
         headers[.cacheControl] = type.hasSuffix("mpegurl") ? "no-cache" : "max-age=60"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: bytes))
+        return Response(status: .ok, headers: headers, body: body)
     }
 }
