@@ -42,6 +42,10 @@ if [ "${1:-}" = "--test" ]; then
     python3 -m pip install --quiet --disable-pip-version-check -r Tests/requirements.txt
     # virtme-ng boots the Debian kernel under QEMU with this machine's files shared into the
     # guest (Tests/camera); its own venv keeps it apart from the tests' packages.
+    # ONVIF's reference validator (Media Signing), built from ../shared/third-party: the
+    # judge of the signed-footage tests (Tests/protocol/test_onvif_validator.py).
+    validator_script="$(dirname "$0")/../../shared/third-party/onvif-media-signing-framework/build-validator.sh"
+    if [ -f "$validator_script" ]; then $SUDO bash "$validator_script" >/dev/null; fi
     if [ ! -x /opt/allspark-vng/bin/vng ]; then
         $SUDO python3 -m venv /opt/allspark-vng
         $SUDO /opt/allspark-vng/bin/pip install --quiet --disable-pip-version-check virtme-ng==1.42

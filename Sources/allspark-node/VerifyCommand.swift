@@ -7,14 +7,16 @@ struct VerifyCommand: ParsableCommand {
         commandName: "verify",
         abstract: "Check the media signatures (ONVIF Media Signing) of chunks and clips, offline: valid, invalid or unsigned per file.",
         discussion: """
-            Without --certificate a file is checked against the certificate it carries (which says who signed it); \
-            with it, against that certificate only (`allspark-node signing show` or GET /api/signing/certificate on \
-            the node). Exits 1 when any file is invalid or has GOPs missing, 2 when a file cannot be read.
+            Without --certificate a file is checked against the certificate it carries (which says who signed it, \
+            unchecked); with it, the signing certificate must chain up to one of the trust anchors in that PEM file \
+            (a node's own anchor: `allspark-node signing show --anchor` or GET /api/signing/anchor; a fleet's CA \
+            certificate), or be one of its certificates. Footage signed by other ONVIF Media Signing signers is read \
+            too. Exits 1 when any file is invalid or has GOPs missing, 2 when a file cannot be read.
             """)
 
     @Argument(help: "A chunk, a clip, or a directory (its .mp4 and .mov files).")
     var path: String
-    @Option(help: "The signing node's certificate (PEM) to check against.")
+    @Option(help: "Trust anchors (CA certificates) or signing certificates to check against: one PEM file, one or several certificates.")
     var certificate: String?
     @Flag(help: "Print JSON instead of text.")
     var json = false
@@ -25,7 +27,7 @@ struct VerifyCommand: ParsableCommand {
         var unreadable = false
         for file in try files() {
             do {
-                reports.append(try MediaSigningVerifier.verify(path: file, trustedCertificatePEM: trusted))
+                reports.append(try MediaSigningVerifier.verify(path: file, trustedPEM: trusted))
             } catch {
                 unreadable = true
                 FileHandle.standardError.write(Data("\(file): cannot be read: \(error)\n".utf8))
@@ -59,7 +61,13 @@ struct VerifyCommand: ParsableCommand {
         print("  signed GOPs: \(report.validGOPs) valid of \(report.signedGOPs); frames: \(report.frames)")
         if report.firstSignedMs != nil { print("  signed from \(time(report.firstSignedMs)) to \(time(report.lastSignedMs))") }
         if let subject = report.certificateSubject {
-            print("  certificate: \(subject), SHA-256 \(report.certificateFingerprint ?? "?")")
+            print("  signing certificate: \(subject), SHA-256 \(report.certificateFingerprint ?? "?")")
+        }
+        switch report.trust {
+        case .anchor?: print("  trusted through the anchor \(report.anchorSubject ?? "?"), SHA-256 \(report.anchorFingerprint ?? "?")")
+        case .signingCertificate?: print("  trusted: it is one of the given certificates")
+        case .embedded?: print("  not checked against any anchor (give one with --certificate)")
+        case nil: break
         }
         for problem in report.problems {
             let counter = problem.counter.map { "GOP \($0)" } ?? "file"

@@ -1,6 +1,8 @@
 import CFFmpeg
 import Foundation
+import Logging
 import Testing
+import X509
 @testable import AllSparkNode
 
 /// Signed footage (ONVIF Media Signing): the node's key file, and chunks recorded by the
@@ -21,10 +23,12 @@ struct MediaSigningTests {
         func get() async throws -> Recording {
             if let recording { return recording }
             let store = try TestFiles.makeDirectory("signing")
-            let identity = try MediaSigningIdentity.load(storeDirectory: store.path, configuredCertificate: "", nodeName: "signing-test")
+            let source = try SigningIdentitySource(
+                storeDirectory: store.path, configuredCertificate: "", nodeName: "signing-test", logger: Logger(label: "test"))
+            let identity = try #require(source.identity)
             let video = try TestFiles.makeTestVideo(seconds: 5)
             let harness = try RecorderHarness(
-                config: RecorderHarness.config(source: video.path, store: store, chunkMs: 2000), storeDirectory: store, signing: identity)
+                config: RecorderHarness.config(source: video.path, store: store, chunkMs: 2000), storeDirectory: store, signing: source)
             try await harness.run()
             let records = harness.savedChunks
             let made = Recording(
@@ -78,7 +82,7 @@ struct MediaSigningTests {
     }
 
     private func verify(_ units: [[UInt8]], certificate: String? = nil) throws -> SignedFootageReport {
-        try MediaSigningVerifier.verify(accessUnits: units, file: "test", trustedCertificatePEM: certificate)
+        try MediaSigningVerifier.verify(accessUnits: units, file: "test", trustedPEM: certificate)
     }
 
     // MARK: Untouched footage
@@ -93,7 +97,8 @@ struct MediaSigningTests {
             #expect(report.unsignedTailSlices == 0 && report.unsignedHeadSlices == 0)
             #expect(report.certificateFingerprint == recording.identity.fingerprint)
             let probe = try StreamTimeProbe.read(path: chunk)
-            #expect(report.firstSignedMs == probe.firstFrameMs && report.lastSignedMs == probe.lastFrameMs)
+            // A GOP's signed end is the next frame's time: the chunk's last frame's time plus its duration.
+            #expect(report.firstSignedMs == probe.firstFrameMs && report.lastSignedMs == probe.lastFrameMs.map { $0 + 33 })
         }
         // The signing SEIs leave the chunk as ordinary for players as before, time stamps included.
         for record in recording.records {
@@ -113,8 +118,9 @@ struct MediaSigningTests {
         #expect(remuxReport.status == .valid && remuxReport.validGOPs == remuxReport.signedGOPs, "\(remuxReport.problems)")
 
         let joined = try concatenate(recording.chunks, in: directory, name: "joined.mp4")
-        let joinedReport = try MediaSigningVerifier.verify(path: joined, trustedCertificatePEM: recording.identity.certificatePEM)
+        let joinedReport = try MediaSigningVerifier.verify(path: joined, trustedPEM: recording.identity.anchorPEM)
         #expect(joinedReport.status == .valid, "\(joinedReport.problems)")
+        #expect(joinedReport.trust == .anchor && joinedReport.anchorFingerprint == recording.identity.anchorFingerprint)
         let parts = try recording.chunks.map { try MediaSigningVerifier.verify(path: $0) }
         #expect(joinedReport.signedGOPs == parts.reduce(0) { $0 + $1.signedGOPs })
     }
@@ -133,7 +139,9 @@ struct MediaSigningTests {
         #expect(report.signedGOPs >= 2 && report.validGOPs == report.signedGOPs)
         #expect(report.unsignedTailSlices == 0 && report.unsignedHeadSlices == 0)
         #expect(report.certificateFingerprint == recording.identity.fingerprint)
-        #expect(report.firstSignedMs == summary.firstFrameMs && report.lastSignedMs == summary.lastFrameMs)
+        #expect(report.firstSignedMs == summary.firstFrameMs)
+        // The clip ends where a GOP does: its signed end is the next keyframe's time.
+        #expect(report.lastSignedMs.map { (33...34).contains($0 - summary.lastFrameMs) } == true, "\(String(describing: report.lastSignedMs)) \(summary.lastFrameMs)")
     }
 
     // MARK: Tampering
@@ -141,8 +149,10 @@ struct MediaSigningTests {
     @Test("one flipped byte in a slice makes exactly its GOP invalid")
     func flippedByte() async throws {
         var units = try accessUnits(try await recorded().chunks[0])
-        // A P-frame well inside the chunk, not carrying a signing SEI.
-        let target = try #require((units.count / 2..<units.count).first { !nals(units[$0]).contains(where: isSigningSEI) })
+        // A P-frame well inside the chunk, not carrying a signing SEI (a changed IDR changes
+        // every hash of its GOP: each signed part of the GOP would fail).
+        let target = try #require(
+            (units.count / 2..<units.count).first { index in !nals(units[index]).contains { isSigningSEI($0) || $0[0] & 0x1F == 5 } })
         var parts = nals(units[target])
         let slice = try #require(parts.firstIndex { H264Framing.isSlice($0[0]) })
         parts[slice][parts[slice].count / 2] ^= 0x40
@@ -193,10 +203,10 @@ struct MediaSigningTests {
         let otherStore = try TestFiles.makeDirectory("signing-other")
         let other = try MediaSigningIdentity.load(storeDirectory: otherStore.path, configuredCertificate: "", nodeName: "other")
         let chunk = recording.chunks[0]
-        #expect(try MediaSigningVerifier.verify(path: chunk, trustedCertificatePEM: recording.identity.certificatePEM).status == .valid)
-        let report = try MediaSigningVerifier.verify(path: chunk, trustedCertificatePEM: other.certificatePEM)
-        #expect(report.status == .invalid && report.validGOPs == 0)
-        #expect(report.problems.contains { $0.reason.contains("another certificate") })
+        #expect(try MediaSigningVerifier.verify(path: chunk, trustedPEM: recording.identity.anchorPEM).status == .valid)
+        let report = try MediaSigningVerifier.verify(path: chunk, trustedPEM: other.anchorPEM)
+        #expect(report.status == .invalid)
+        #expect(report.problems.contains { $0.reason.contains("do not vouch for") }, "\(report.problems)")
     }
 
     @Test("unsigned footage says so")
@@ -234,14 +244,25 @@ struct MediaSigningTests {
         keep(try signer.finishChunk())
         #expect(written.count == 3)
         let counters = written.flatMap(nals).compactMap { nal in nal.withUnsafeBytes { MediaSigningSEI.parse(nal: $0)?.gopInfo?.counter } }
-        #expect(counters == [0, 1, 2])
+        #expect(counters == [1, 2, 3], "the reference's first GOP SEI carries counter 1")
+        // The reference's linked hash: zeros first, then the previous GOP's first hash.
+        let documents = written.flatMap(nals).compactMap { nal in nal.withUnsafeBytes { MediaSigningSEI.parse(nal: $0) } }.filter { !$0.isSentOnce }
+        #expect(documents.count == 3 && documents[0].gopInfo?.linkedHash == [UInt8](repeating: 0, count: 32))
+        for (previous, next) in zip(documents, documents.dropFirst()) {
+            #expect(next.gopInfo?.linkedHash == previous.hashList.map { Array($0.prefix(32)) })
+        }
         let report = try verify(written)
         #expect(report.status == .valid && report.validGOPs == 3, "\(report.problems)")
-        // Every signing SEI sits ahead of the frame's time stamp SEI (GStreamer's reading order).
-        for frame in written {
+        // Every signing SEI sits ahead of the frame's time stamp SEI (GStreamer's reading order),
+        // but those the chunk's last frame gets at its end: behind its picture, which they sign,
+        // with the time stamp repeated last (h264parse hands on an access unit's last SEI first).
+        for frame in written.dropLast() {
             let types = nals(frame).map { isSigningSEI($0) ? "signing" : $0[0] & 0x1F == 6 ? "sei" : "slice" }
             #expect(types.last == "slice" && types.dropLast().last == "sei", "\(types)")
         }
+        let last = nals(written[2]).map { isSigningSEI($0) ? "signing" : $0[0] & 0x1F == 6 ? "sei" : "slice" }
+        let behind = last.firstIndex(of: "slice").map { Array(last[($0 + 1)...]) } ?? []
+        #expect(behind.count >= 2 && behind.dropLast().allSatisfy { $0 == "signing" } && behind.last == "sei", "\(last)")
     }
 
     @Test("a stored access unit whose first NAL unit is 256–511 bytes (it begins 00 00 01) is read by its lengths")
@@ -294,11 +315,13 @@ struct MediaSigningTests {
         let recording = try await recorded()
         let node = TestFiles.nodeExecutable.path
         let show = try TestFiles.run(node, ["signing", "show", "--store", recording.store.path])
-        #expect(show.status == 0 && show.output.contains(recording.identity.fingerprint) && show.output.contains("BEGIN CERTIFICATE"))
-        let certificate = try TestFiles.makeDirectory("signing-cli").appendingPathComponent("node.pem")
-        try recording.identity.certificatePEM.write(to: certificate, atomically: true, encoding: .utf8)
+        #expect(show.status == 0 && show.output.contains(recording.identity.fingerprint) && show.output.contains(recording.identity.anchorFingerprint))
+        let anchor = try TestFiles.run(node, ["signing", "show", "--anchor", "--store", recording.store.path])
+        #expect(anchor.status == 0 && anchor.output == recording.identity.anchorPEM, "\(anchor.output)")
+        let certificate = try TestFiles.makeDirectory("signing-cli").appendingPathComponent("anchor.pem")
+        try recording.identity.anchorPEM.write(to: certificate, atomically: true, encoding: .utf8)
         let verified = try TestFiles.run(node, ["verify", recording.chunks[0], "--certificate", certificate.path, "--json"])
-        #expect(verified.status == 0 && verified.output.contains("\"status\" : \"valid\""), "\(verified.output)")
+        #expect(verified.status == 0 && verified.output.contains("\"status\" : \"valid\"") && verified.output.contains("\"trust\" : \"anchor\""), "\(verified.output)")
 
         let store = try TestFiles.makeDirectory("signing-cli-bad-key")
         let keyPath = SigningKeyFile(storeDirectory: store.path).path
@@ -325,7 +348,7 @@ struct MediaSigningTests {
         let other = try TestFiles.makeDirectory("signing-configured-other")
         let otherIdentity = try MediaSigningIdentity.load(storeDirectory: other.path, configuredCertificate: "", nodeName: "o")
         let certificate = other.appendingPathComponent("other.pem").path
-        try otherIdentity.certificatePEM.write(toFile: certificate, atomically: true, encoding: .utf8)
+        try otherIdentity.chain.pem.write(toFile: certificate, atomically: true, encoding: .utf8)
         #expect(throws: ConfigError.self) {
             try MediaSigningIdentity.load(storeDirectory: store.path, configuredCertificate: certificate, nodeName: "n")
         }

@@ -122,9 +122,17 @@ def test_fleet_list_merges_a_node_found_by_mdns_with_its_bucket_record(make_node
     assert by_name["lista-201"]["id"] == a_id and by_name["lista-201"]["live"]["url"].endswith(f":{announced.port}")
     assert by_name["lista-201"]["record"]["state"] == "running" and by_name["lista-201"]["record"]["apiURLs"] == [f"http://127.0.0.1:{announced.port}"]
     assert by_name["listb-202"]["foundBy"] == ["bucket"] and "live" not in by_name["listb-202"]
+    # Issue 41: a plain online/offline field per node, for scripts.
+    assert by_name["lista-201"]["online"] is True and by_name["listb-202"]["online"] is False
     assert by_name["listb-202"]["record"]["state"] == "stopped"
     text = fleet(radosgw, bucket, "list").stdout
     assert "lista-201" in text and "online at" in text and "offline, last seen" in text
+
+
+def anchor_fingerprint(pem):
+    """openssl's SHA-256 fingerprint of a PEM certificate: the form the node reports."""
+    printed = subprocess.run(["openssl", "x509", "-noout", "-fingerprint", "-sha256"], input=pem, capture_output=True, text=True, check=True)
+    return printed.stdout.strip().split("=", 1)[1]
 
 
 def test_fetch_three_nodes_one_stopped_one_evicting(make_node, radosgw, bucket, tmp_path):
@@ -155,6 +163,8 @@ def test_fetch_three_nodes_one_stopped_one_evicting(make_node, radosgw, bucket, 
     reports = {node["name"]: node for node in manifest["nodes"]}
     assert set(reports) == {"live-301", "stopped-302", "evicting-303"}, result.stdout + result.stderr
 
+    anchors = {name: anchor_fingerprint(json.loads(s3.get_object(Bucket=bucket, Key=f"{name}/node.json")["Body"].read())["signingAnchorPEM"])
+               for name in reports}
     # Byte-identical: live chunks with the node's store, the rest with the bucket's objects.
     for name, node in (("live-301", live), ("stopped-302", stopped), ("evicting-303", evicting)):
         report = reports[name]
@@ -169,8 +179,10 @@ def test_fetch_three_nodes_one_stopped_one_evicting(make_node, radosgw, bucket, 
                     assert fetched == local.read_bytes()
             if chunk.get("sha256"):
                 assert hashlib.sha256((out / report["folder"] / chunk["file"]).read_bytes()).hexdigest() == chunk["sha256"]
-            # Issue 32: every chunk a node recorded, from the node or the bucket, verifies.
+            # Issue 32: every chunk a node recorded, from the node or the bucket, verifies;
+            # issue 38: against the trust anchor its node.json carries, nobody handing it out.
             assert chunk["signature"]["status"] == "valid", f"{name}: {chunk}"
+            assert chunk["signature"]["anchor"] == anchors[name], f"{name}: {chunk}"
         assert not list((out / report["folder"]).glob("*.part"))
         for gap in report["gaps"]:
             assert gap["reason"] in REASONS and gap["detail"]

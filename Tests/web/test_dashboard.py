@@ -47,6 +47,8 @@ def test_panels_show_the_node_state(page):
     assert "Face detector" not in text_of(page, "recorder-facts"), "privacy is off: no detector runs"
     # Issue 32: the certificate the footage is signed under, by its fingerprint (32 hex bytes).
     assert re.search(r"Signing certificate \(SHA-256\)\s*([0-9A-F]{2}:){31}[0-9A-F]{2}", text_of(page, "recorder-facts"))
+    # Issue 38: and the trust anchor a validator is given, by its fingerprint.
+    assert re.search(r"Trust anchor \(SHA-256\)\s*([0-9A-F]{2}:){31}[0-9A-F]{2}", text_of(page, "recorder-facts"))
     assert not page.find_element(By.ID, "privacy-warning").is_displayed()
     assert text_of(page, "health-badge") == "ok"
     assert "of 4.0 GiB" in text_of(page, "storage-summary")

@@ -27,9 +27,19 @@ export function showRecorder(status) {
     // Ended before their length so a request could have the freshest footage (absent from older nodes).
     ...(recorder.chunksCutEarly == null ? [] : [['Chunks cut early', formatCount(recorder.chunksCutEarly)]]),
     ['Last frame', formatAgo(recorder.lastFrameMs, nodeNowMs())],
-    // The certificate the footage is signed under (`allspark-node verify`; absent from older nodes).
-    ...(signing ? [['Signing certificate (SHA-256)', signing.fingerprint]] : []),
+    // Who vouches for the footage: the trust anchor a validator is given (GET /api/signing/anchor),
+    // and the certificate the footage carries (absent from older nodes).
+    ...signingFacts(signing),
   ]);
+}
+
+function signingFacts(signing) {
+  if (!signing) return [];
+  if (signing.waitingReason) return [['Signing', `key not made yet: ${signing.waitingReason}`]];
+  return [
+    ...(signing.anchorFingerprint ? [['Trust anchor', signing.anchorSubject], ['Trust anchor (SHA-256)', signing.anchorFingerprint]] : []),
+    ['Signing certificate (SHA-256)', signing.fingerprint],
+  ];
 }
 
 // Which detector searches and how often; nothing when privacy is off.

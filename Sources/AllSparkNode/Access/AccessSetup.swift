@@ -15,7 +15,16 @@ public enum AccessSetup {
             return AccessPolicy(requiresToken: true, token: settings.token, metricsToken: settings.metricsToken, tokenFile: nil)
         }
         let file = AccessTokenFile(storeDirectory: storeDirectory)
-        let (token, created) = try file.readOrCreate()
+        let token: String
+        let created: Bool
+        do {
+            (token, created) = try file.readOrCreate()
+        } catch let failure as DurableFile.Failure where failure.isOutOfSpace {
+            // A full disk at first start: the node runs on and says so on /api/health; the
+            // token nobody knows yet is written as soon as there is room (`AccessTokenWatcher`).
+            logger.error("the access token cannot be written yet (\(failure)): the API refuses all but /api/health until the store has room")
+            return AccessPolicy(requiresToken: true, token: AccessTokenFile.makeToken(), metricsToken: settings.metricsToken, tokenFile: file)
+        }
         if created {
             logger.notice("made an access token for the API, WebSocket and dashboard: it is in \(file.path) (readable by this user only); `allspark-node token` prints it")
         } else {

@@ -28,6 +28,11 @@ public struct AccessTokenFile: Sendable {
         return (try rotate(), true)
     }
 
+    /// Stores `token` (one made while the store had no room for it).
+    func store(_ token: String) throws {
+        try file.write(token + "\n")
+    }
+
     /// Stores a new random token in place of the old one and returns it.
     @discardableResult
     public func rotate() throws -> String {

@@ -1,8 +1,10 @@
+import Foundation
 import Logging
 import ServiceLifecycle
 
 /// Picks up a token rotated by `allspark-node token --rotate` (another process): the old
 /// token stops working at once, and WebSocket and RTSP sessions opened with it are closed.
+/// Writes the token when the store had no room for it at start, as soon as it has.
 struct AccessTokenWatcher: Service {
     static let pollInterval: Duration = .milliseconds(250)
 
@@ -18,6 +20,11 @@ struct AccessTokenWatcher: Service {
             while !Task.isCancelled {
                 // Cancelled at shutdown: a normal end, not a failure of the node.
                 guard (try? await Task.sleep(for: Self.pollInterval)) != nil else { return }
+                if let file = policy.tokenFile, let token = policy.currentToken, !FileManager.default.fileExists(atPath: file.path),
+                    (try? file.store(token)) != nil
+                {
+                    logger.notice("made the access token file \(file.path) now that the store has room")
+                }
                 do {
                     if let generation = try policy.reloadToken() {
                         let closed = peers.close(authenticatedBefore: generation)

@@ -46,7 +46,7 @@ public enum ConfigKeys {
         .boolean("privacyEdgeGuard", \.privacyEdgeGuard),
         .decimal("clockMaxErrorMs", \.clockMaxErrorMs, 0.001...86_400_000, runtime: true),
         .boolean("clockSyncRequired", \.clockSyncRequired),
-        .optionalText("signing.certificate", \.signingCertificate, allowed: "a PEM certificate chain file for the node's signing key, or empty for its self-signed one"),
+        .optionalText("signing.certificate", \.signingCertificate, allowed: "a PEM chain file for the node's signing key (signing certificate first, its trust anchor last), or empty for the installed chain or the node's own anchor"),
         .integer("server.port", \.server.port, 0...65535, allowed: "0 (any free port) or a port in 1...65535"),
         .text("server.host", \.server.host, allowed: "an address to listen on, e.g. 0.0.0.0 or 127.0.0.1"),
         .choice("server.auth", \.server.auth, ["token", "none"]),

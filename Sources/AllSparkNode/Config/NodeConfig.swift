@@ -45,8 +45,9 @@ public struct NodeConfig: Sendable, Equatable {
     /// An unsynchronised kernel clock (no NTP or PTP daemon) degrades `/api/health`; false
     /// for nodes that keep time some other way.
     public var clockSyncRequired: Bool = true
-    /// The operator's CA-signed certificate chain (PEM, leaf first) for the node's media
-    /// signing key; empty: the self-signed one the node makes (`MediaSigningIdentity`).
+    /// The operator's CA-issued chain (PEM: the signing certificate first, the trust anchor
+    /// last) for the node's media signing key; empty: the chain `signing install` put in the
+    /// store, else the node's own anchor (`MediaSigningIdentity`).
     public var signingCertificate: String = ""
     public var server = ServerSettings()
     public var uplink = UplinkSettings()

@@ -19,10 +19,8 @@ public struct CameraNode: Sendable {
         let store = try ChunkStore(directory: config.storeDirectory, capBytes: config.capBytes, logger: logger)
         // Early: a signing key file that is not right stops the node before the token and TLS files are made.
         let nodeName = ClientIdentity.name(configured: config.uplink.name, storeDirectory: store.directory)
-        let signing = try MediaSigningIdentity.load(
-            storeDirectory: store.directory.path, configuredCertificate: config.signingCertificate, nodeName: nodeName)
-        logger.notice(
-            "signing footage with \(signing.keyCreated ? "a new" : "the") key \(SigningKeyFile(storeDirectory: store.directory.path).path) and \(signing.operatorProvided ? "the certificate \(config.signingCertificate)" : "its self-signed certificate"); SHA-256 fingerprint \(signing.fingerprint)")
+        let signing = try SigningIdentitySource(
+            storeDirectory: store.directory.path, configuredCertificate: config.signingCertificate, nodeName: nodeName, logger: logger)
         config.server = try AccessSetup.resolvingTLS(config.server, storeDirectory: store.directory.path, logger: logger)
         if let problem = HealthReport.clockBehindProblem(newestRecordingMs: store.usage.newestMs, nowMs: WallClock.nowMs(), config: config) {
             logger.warning("\(problem)")
@@ -64,7 +62,7 @@ public struct CameraNode: Sendable {
         let notifier = SystemdNotifier()
         let supervision = notifier.isSupervised ? SystemdSupervision(notifier: notifier, recorder: services.recorder, logger: logger) : nil
         let registry = services.archive.map {
-            RegistryWriter(identity: identity, archive: $0, store: services.store, server: config.server, logger: logger)
+            RegistryWriter(identity: identity, archive: $0, store: services.store, server: config.server, signing: services.recorder.signing, logger: logger)
         }
         let application = try NodeServer.makeApplication(services: services, logger: logger) { port in
             logger.notice("serving the API, WebSocket and dashboard on \(config.server.usesTLS ? "https" : "http")://\(config.server.host):\(port)/")

@@ -12,14 +12,14 @@ public final class Recorder: Service, Sendable {
     private let logger: Logger
     private let liveTap: (any LivePacketTap)?
     /// Who signs the recorded GOPs; nil when the footage is recorded unsigned.
-    public let signing: MediaSigningIdentity?
+    public let signing: SigningIdentitySource?
 
     /// - Parameter makeMasker: builds the privacy pass on the recording thread for each
     ///   capture size; while it throws, nothing is recorded (privacy fails closed).
     ///   `liveVideo` receives every encoded packet for live viewers. `signing`: whose key
     ///   signs the recorded GOPs (nil records unsigned footage).
     public init(
-        config: NodeConfig, store: ChunkStore, logger: Logger, liveVideo: LiveVideo? = nil, signing: MediaSigningIdentity? = nil,
+        config: NodeConfig, store: ChunkStore, logger: Logger, liveVideo: LiveVideo? = nil, signing: SigningIdentitySource? = nil,
         makeMasker: @escaping LiveMaskingFactory
     ) {
         liveTap = liveVideo?.tap
@@ -93,7 +93,7 @@ public final class Recorder: Service, Sendable {
             let thread = Thread {
                 RecordingLoop(
                     captureSettings: captureSettings, store: store, makeMasker: makeMasker, control: control, liveTap: liveTap,
-                    signer: signing.map(MediaSigner.init(identity:)), logger: logger)
+                    signing: signing, logger: logger)
                     .run()
                 continuation.resume()
             }

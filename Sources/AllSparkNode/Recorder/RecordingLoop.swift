@@ -30,8 +30,11 @@ final class RecordingLoop {
     private var writer: ChunkWriter?
     /// Shared by every chunk, so its buffer is reused from one to the next.
     private let timeStamper = PrecisionTimeStamper()
-    /// Signs every chunk's GOPs; shared by them so the GOP counter and links run on across chunks.
-    private let signer: MediaSigner?
+    /// Who signs the footage; nil records it unsigned.
+    private let signing: SigningIdentitySource?
+    /// Signs every chunk's GOPs; shared by them so the GOP counter and links run on across
+    /// chunks. Made for the first chunk (the identity's files may have to wait for room).
+    private var signer: MediaSigner?
     /// The chunk the capture side is filling.
     private var fillingChunk: ChunkPlan?
     /// Chunks whose first (IDR) packet has not come out of the encoder yet, in order.
@@ -48,10 +51,10 @@ final class RecordingLoop {
 
     init(
         captureSettings: CaptureSettings, store: ChunkStore, makeMasker: @escaping LiveMaskingFactory, control: RecorderControl,
-        liveTap: (any LivePacketTap)? = nil, signer: MediaSigner? = nil, logger: Logger
+        liveTap: (any LivePacketTap)? = nil, signing: SigningIdentitySource? = nil, logger: Logger
     ) {
         self.liveTap = liveTap
-        self.signer = signer
+        self.signing = signing
         self.captureSettings = captureSettings
         self.store = store
         self.makeMasker = makeMasker
@@ -290,7 +293,7 @@ final class RecordingLoop {
                 let finished = finishChunk()
                 control.footagePublished(before: next.startMs, record: finished)
                 do {
-                    writer = try ChunkWriter(plan: next, store: store, encoder: encoder, timeStamper: timeStamper, signer: signer)
+                    writer = try ChunkWriter(plan: next, store: store, encoder: encoder, timeStamper: timeStamper, signer: try currentSigner())
                 } catch is ChunkWriter.NoRoom {
                     storeRefused(nil, startingChunk: true)
                 } catch {
@@ -321,6 +324,16 @@ final class RecordingLoop {
                 storeRefused(error, startingChunk: current.frameCount == 0)
             }
         }
+    }
+
+    /// The signer, made with the identity when there is none yet. - Throws: why the
+    /// identity's files cannot be made (the chunk cannot start then).
+    private func currentSigner() throws -> MediaSigner? {
+        if let signer { return signer }
+        guard let signing else { return nil }
+        let made = MediaSigner(identity: try signing.current())
+        signer = made
+        return made
     }
 
     /// Publishes the chunk being written, if any, and returns its record.

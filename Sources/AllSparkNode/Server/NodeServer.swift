@@ -19,6 +19,7 @@ public enum NodeServer {
         let router = Router(context: NodeRequestContext.self)
         router.add(middleware: AccessMiddleware(policy: services.access))
         StatusRoutes(services: services).register(on: router)
+        SigningRoutes(services: services).register(on: router)
         ConfigRoutes(services: services).register(on: router)
         ChunkRoutes(services: services).register(on: router)
         LiveRoutes(live: services.liveVideo).register(on: router)

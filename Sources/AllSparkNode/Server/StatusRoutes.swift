@@ -2,7 +2,7 @@ import Hummingbird
 import HTTPTypes
 import NIOCore
 
-/// GET /api/health, GET /api/status and GET /api/signing/certificate.
+/// GET /api/health and GET /api/status.
 struct StatusRoutes {
     let services: NodeServices
 
@@ -12,16 +12,6 @@ struct StatusRoutes {
             return JSONResponse.make(report.json, status: report.level == .error ? .serviceUnavailable : .ok)
         }
         router.get("/api/status") { _, _ in JSONResponse.make(status()) }
-        // The certificate chain (PEM) the node's footage is signed under, for `allspark-node verify --certificate`.
-        router.get("/api/signing/certificate") { _, _ in
-            guard let signing = services.recorder.signing else {
-                return JSONResponse.make(.object(["error": .string("this node does not sign its footage")]), status: .notFound)
-            }
-            var headers = HTTPFields()
-            headers[.contentType] = "application/x-pem-file"
-            headers[HTTPField.Name("X-Certificate-SHA256")!] = signing.fingerprint
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: signing.certificatePEM)))
-        }
     }
 
     /// The kernel clock as health reports it, with the limits it is judged by.
@@ -64,8 +54,16 @@ struct StatusRoutes {
                 "width": .number(Double(config.width)),
                 "height": .number(Double(config.height)),
             ]),
-            "signing": services.recorder.signing.map {
-                .object(["fingerprint": .string($0.fingerprint), "operatorCertificate": .bool($0.operatorProvided)])
+            "signing": services.recorder.signing.map { source in
+                guard let identity = source.identity else {
+                    return .object(["waitingReason": .string(source.waitingReason ?? "not made yet")])
+                }
+                return .object([
+                    "fingerprint": .string(identity.fingerprint),
+                    "anchorFingerprint": .string(identity.anchorFingerprint),
+                    "anchorSubject": .string(identity.chain.anchor.subject.description),
+                    "operatorCertificate": .bool(identity.operatorProvided),
+                ])
             } ?? .null,
             "privacy": .object([
                 "mode": .string(config.privacy),

@@ -13,7 +13,7 @@ final class RecorderHarness: Sendable {
     /// - Parameter makeMasker: the privacy pass the recorder builds on its thread.
     /// - Parameter signing: who signs the footage; nil records it unsigned.
     init(
-        config: NodeConfig, storeDirectory: URL, signing: MediaSigningIdentity? = nil,
+        config: NodeConfig, storeDirectory: URL, signing: SigningIdentitySource? = nil,
         makeMasker: @escaping LiveMaskingFactory = { _, _ in UnmaskedPassThrough() }
     ) throws {
         self.storeDirectory = storeDirectory

@@ -24,8 +24,12 @@ enum H264Framing {
 
     /// Writes `nal` (escaped, header byte first) with its framing; returns the bytes written.
     func writeNAL(_ nal: [UInt8], to output: UnsafeMutablePointer<UInt8>) -> Int {
+        nal.withUnsafeBytes { writeNAL($0, to: output) }
+    }
+
+    func writeNAL(_ nal: UnsafeRawBufferPointer, to output: UnsafeMutablePointer<UInt8>) -> Int {
         writePrefix(nalBytes: nal.count, to: output)
-        nal.withUnsafeBufferPointer { (output + 4).update(from: $0.baseAddress!, count: nal.count) }
+        if let base = nal.baseAddress { UnsafeMutableRawPointer(output + 4).copyMemory(from: base, byteCount: nal.count) }
         return 4 + nal.count
     }
 

@@ -1,7 +1,7 @@
 import CFFmpeg
 
-/// A copy of a packet with NAL units added before its first slice, in the packet's own
-/// framing (where H.264 wants SEIs: ahead of the picture in its access unit). One buffer
+/// A copy of a packet with NAL units added before its first slice (where H.264 wants SEIs:
+/// ahead of the picture in its access unit), or behind it, in the packet's own framing. One buffer
 /// and one packet serve every call, so it allocates only while the largest packet so far
 /// grows. Used by the time stamps and by media signing.
 final class PacketNALInserter {
@@ -21,6 +21,9 @@ final class PacketNALInserter {
         /// of an access unit first, and readers that take the first see the time stamp only
         /// when it comes last.
         case beforeFirstSEIOrSlice
+        /// Behind the picture: for SEIs that sign the picture itself, which a validator
+        /// must read after it (the reference implementation ends a stream the same way).
+        case afterLastNAL
     }
 
     /// `source` with what `write` puts at the given pointer (at most `maximumAddedBytes`,
@@ -49,6 +52,7 @@ final class PacketNALInserter {
         }
         guard consistent, var sliceOffset else { return source }
         if position == .beforeFirstSEIOrSlice, let seiOffset { sliceOffset = seiOffset }
+        if position == .afterLastNAL { sliceOffset = data.count }
         let output = reserve(data.count + maximumAddedBytes + Int(AV_INPUT_BUFFER_PADDING_SIZE))
         output.update(from: sourceData, count: sliceOffset)
         let added = write(output + sliceOffset, framing)

@@ -44,7 +44,7 @@ public struct FleetDiscovery: Sendable {
         var settled: [FleetNode] = []
         var unsettled: [FleetNode] = []
         for var node in Self.merge(records: records, announced: mdns) {
-            if let first = probedFirst[node.id], first.isOnline || first.urls == node.urls {
+            if let first = probedFirst[node.id], first.online || first.urls == node.urls {
                 node.live = first.live
                 node.unreachable = first.unreachable
                 settled.append(node)

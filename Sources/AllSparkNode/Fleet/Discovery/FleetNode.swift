@@ -21,12 +21,29 @@ public struct FleetNode: Sendable, Codable, Equatable {
     /// Its bucket record, when it has an archive.
     public var record: NodeRecord?
     /// Set when it answered /api/health during this look.
-    public var live: Live?
+    public var live: Live? { didSet { online = live != nil } }
+    /// Whether it answered during this look (`live` is set): said plainly in the JSON, so a
+    /// script need not infer it.
+    public private(set) var online = false
     public var version: String?
     /// Why it did not answer, when it did not.
     public var unreachable: String?
 
-    public var isOnline: Bool { live != nil }
+    public init(
+        id: String, name: String, urls: [String], foundBy: [Source], record: NodeRecord? = nil, live: Live? = nil,
+        version: String? = nil, unreachable: String? = nil
+    ) {
+        self.id = id
+        self.name = name
+        self.urls = urls
+        self.foundBy = foundBy
+        self.record = record
+        self.live = live
+        self.online = live != nil
+        self.version = version
+        self.unreachable = unreachable
+    }
+
     public var clock: NodeRecord.Clock? { live?.clock ?? record?.clock }
     public var ring: NodeRecord.Extent? { live?.ring ?? record?.ring }
 

@@ -45,7 +45,7 @@ public struct FetchReport: Sendable, Codable {
     public struct FileEntry: Sendable, Codable {
         public var file: String
         public var bytes: Int64
-        /// The media signatures as fetched (`MediaSigningVerifier`, against the file's own certificate).
+        /// The media signatures as fetched (`MediaSigningVerifier`, against the node's trust anchor from its record, else the file's own certificate).
         public var signature: SignatureCheck?
     }
 

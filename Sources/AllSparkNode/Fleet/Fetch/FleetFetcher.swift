@@ -92,7 +92,7 @@ public struct FleetFetcher: Sendable {
             // These came from the registry, so the bucket could be read. A node whose record
             // says it stopped, and that does not answer, withdrew its mDNS announcement when it
             // stopped: mDNS has nothing to add, so it need not wait either.
-            let settled = recorded.filter { $0.isOnline || $0.record?.state == .stopped }
+            let settled = recorded.filter { $0.online || $0.record?.state == .stopped }
             handed.withLock { handed in
                 handed.folders = FolderNames(known: recorded)
                 handed.ids.formUnion(settled.map(\.id))
@@ -162,7 +162,7 @@ public struct FleetFetcher: Sendable {
     /// Offline nodes first: their chunks come from the bucket, a manifest and two objects
     /// each, which takes longest; started last, they ran alone after every live node was done.
     static func bucketBoundFirst(_ nodes: [FleetNode]) -> [FleetNode] {
-        nodes.filter { !$0.isOnline } + nodes.filter(\.isOnline)
+        nodes.filter { !$0.online } + nodes.filter(\.online)
     }
 }
 

@@ -30,10 +30,10 @@ struct NodeFetch: Sendable {
 
     func run() async -> FetchReport.NodeReport {
         var report = FetchReport.NodeReport(
-            id: node.id, name: node.name, folder: folder.lastPathComponent, state: node.isOnline ? "online" : "offline",
+            id: node.id, name: node.name, folder: folder.lastPathComponent, state: node.online ? "online" : "offline",
             url: node.live?.url, lastSeenMs: node.record?.lastSeenMs, clock: node.clock, clockWarning: node.clockWarning,
             chunks: [], gaps: [], errors: [], bytes: 0)
-        if !node.isOnline, let unreachable = node.unreachable { report.errors.append("node: \(unreachable)") }
+        if !node.online, let unreachable = node.unreachable { report.errors.append("node: \(unreachable)") }
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
@@ -97,7 +97,7 @@ struct NodeFetch: Sendable {
         }
         if let stop = answering.stopReason { report.errors.append("the node stopped answering during the fetch: \(stop)") }
         let context = GapFinder.Context(
-            online: node.isOnline, record: node.record, ring: node.ring, nodeError: nodeError, bucketError: bucketFailure,
+            online: node.online, record: node.record, ring: node.ring, nodeError: nodeError, bucketError: bucketFailure,
             unreachable: node.unreachable, nowMs: WallClock.nowMs())
         let covered = report.chunks.map { ($0.startMs, $0.endMs) }
         report.gaps = GapFinder(context: context).gaps(startMs: startMs, endMs: endMs, fetched: covered, failed: failed)
@@ -154,7 +154,7 @@ struct NodeFetch: Sendable {
         FetchReport.ChunkEntry(
             file: record.fileName, timestampsFile: record.timestampsFileName, startMs: record.startMs, endMs: record.endMs,
             frames: record.frameCount, bytes: record.chunkBytes, timestampsBytes: record.timestampsBytes, source: source, sha256: sha256,
-            signature: fetched ? .of(folder.appendingPathComponent(record.fileName).path) : nil)
+            signature: fetched ? .of(folder.appendingPathComponent(record.fileName).path, anchorPEM: node.record?.signingAnchorPEM) : nil)
     }
 
     private func fetchFromNode(_ item: Wanted, _ source: NodeSource) async throws -> FetchReport.ChunkEntry {
@@ -195,7 +195,8 @@ struct NodeFetch: Sendable {
             throw NodeSource.Refused(description: "/api/clip answered without a length", answered: true)
         }
         try await part.fetch(size: length, sha256: nil, progress: progress) { _ in (response.body, false) }
-        return FetchReport.FileEntry(file: name, bytes: length, signature: .of(folder.appendingPathComponent(name).path))
+        return FetchReport.FileEntry(
+            file: name, bytes: length, signature: .of(folder.appendingPathComponent(name).path, anchorPEM: node.record?.signingAnchorPEM))
     }
 }
 

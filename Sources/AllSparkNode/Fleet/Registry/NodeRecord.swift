@@ -48,6 +48,10 @@ public struct NodeRecord: Sendable, Codable, Equatable {
     public var runs: [Run]
     /// Frame times of chunks the ring evicted before they were archived (lost for good).
     public var evictedBeforeArchive: [Extent]
+    /// The trust anchor (PEM) the node's footage is signed under, so `fleet fetch` checks
+    /// every node's footage without anyone handing out certificates; nil when it does not
+    /// sign (or its key is not made yet).
+    public var signingAnchorPEM: String?
 
     public static func key(prefix: String) -> String { prefix + "node.json" }
     public static func fleetKey(id: String) -> String { fleetPrefix + id + ".json" }

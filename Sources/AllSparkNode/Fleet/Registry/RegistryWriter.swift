@@ -18,6 +18,7 @@ public final class RegistryWriter: Service, Sendable {
     private let client: S3Client
     private let store: ChunkStore
     private let server: ServerSettings
+    private let signing: SigningIdentitySource?
     private let extent: ArchiveExtent
     private let logger: Logger
     private let startedAtMs = WallClock.nowMs()
@@ -29,8 +30,11 @@ public final class RegistryWriter: Service, Sendable {
     private let earlier = Mutex<NodeRecord?>(nil)
     private let earlierRead = Atomic<Bool>(false)
 
-    public init(identity: NodeIdentity, archive: ChunkArchive, store: ChunkStore, server: ServerSettings, logger: Logger) {
+    public init(
+        identity: NodeIdentity, archive: ChunkArchive, store: ChunkStore, server: ServerSettings, signing: SigningIdentitySource?, logger: Logger
+    ) {
         self.identity = identity
+        self.signing = signing
         self.archive = archive
         self.store = store
         self.server = server
@@ -76,7 +80,8 @@ public final class RegistryWriter: Service, Sendable {
             id: identity.id, name: identity.name, state: state,
             apiURLs: NodeAddresses.apiURLs(host: server.host, port: servingPort.load(ordering: .acquiring), tls: server.usesTLS),
             version: NodeVersion.current, clock: clock, ring: ring, archive: archiveExtent, archivePrefix: archive.layout.prefix,
-            lastSeenMs: nowMs, runs: Array(runs.suffix(NodeRecord.runsKept)), evictedBeforeArchive: evicted.ranges)
+            lastSeenMs: nowMs, runs: Array(runs.suffix(NodeRecord.runsKept)), evictedBeforeArchive: evicted.ranges,
+            signingAnchorPEM: signing?.identity?.anchorPEM ?? earlier?.signingAnchorPEM)
     }
 
     private func write(state: NodeRecord.State) async {

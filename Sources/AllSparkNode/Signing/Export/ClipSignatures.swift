@@ -3,8 +3,9 @@ import CFFmpeg
 /// Keeps a clip cut out of signed chunks verifiable on its own, as the spec advises for
 /// exports: the certificate SEI, which only opens each chunk, is copied into the clip's
 /// first frame when the clip starts later; and the SEIs signing the clip's last GOP, which
-/// the recorder put in frames after the cut, are moved into the clip's last frame. SEIs are
-/// not hashed, so neither move changes anything signed.
+/// the recorder put in frames after the cut, are moved behind the picture of the clip's
+/// last frame (a validator reads a GOP's SEI after the GOP). A clip ends where a GOP does,
+/// at a keyframe. SEIs are not hashed, so neither move changes anything signed.
 final class ClipSignatures {
     private var certificateNAL: [UInt8]?
     private var trailingNALs: [[UInt8]] = []
@@ -40,16 +41,18 @@ final class ClipSignatures {
         return try insert([certificateNAL], into: packet)
     }
 
-    /// The clip's last frame, with the SEIs that sign the clip's end.
+    /// The clip's last frame, with the SEIs that sign the clip's end behind its picture.
     func lastPacket(_ packet: UnsafeMutablePointer<AVPacket>) throws -> UnsafeMutablePointer<AVPacket> {
         guard !trailingNALs.isEmpty else { return packet }
-        return try insert(trailingNALs, into: packet)
+        return try insert(trailingNALs, into: packet, at: .afterLastNAL)
     }
 
     /// Behind the frame's own signing SEIs: GOP SEIs stay in counter order.
-    private func insert(_ nals: [[UInt8]], into packet: UnsafeMutablePointer<AVPacket>) throws -> UnsafeMutablePointer<AVPacket> {
+    private func insert(
+        _ nals: [[UInt8]], into packet: UnsafeMutablePointer<AVPacket>, at position: PacketNALInserter.Position = .beforeFirstSEIOrSlice
+    ) throws -> UnsafeMutablePointer<AVPacket> {
         let added = nals.reduce(0) { $0 + 4 + $1.count }
-        return try inserter.inserting(into: packet, at: .beforeFirstSEIOrSlice, keptAhead: MediaSigningSEI.isSigningSEI, maximumAddedBytes: added) { output, framing in
+        return try inserter.inserting(into: packet, at: position, keptAhead: MediaSigningSEI.isSigningSEI, maximumAddedBytes: added) { output, framing in
             nals.reduce(0) { offset, nal in offset + framing.writeNAL(nal, to: output + offset) }
         }
     }

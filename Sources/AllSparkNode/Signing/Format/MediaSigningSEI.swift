@@ -1,10 +1,9 @@
-/// ONVIF Media Signing's SEI (spec `doc/MediaSigning.xml` 23.06 in onvif/specs, with the
-/// general tag's version 2 of the reference implementation onvif/media-signing-framework
-/// v1.0, which adds the end time): an H.264 user data unregistered SEI with UUID
-/// 005bc93f-2d71-5e95-ada4-796f90877a6f, a reserved byte, TLVs (1-byte tag, 2-byte
-/// big-endian length) and the signature TLV last. The signed "document" is the NAL unit
-/// from its header byte up to the signature TLV, before emulation prevention (the reserved
-/// byte's bit 6 stays 0 to say so).
+/// ONVIF Media Signing's SEI as the reference implementation (onvif/media-signing-framework
+/// r25.12.3) writes it, where the spec (`doc/MediaSigning.xml` in onvif/specs) leaves room:
+/// an H.264 user data unregistered SEI with UUID 005bc93f-2d71-5e95-ada4-796f90877a6f, a
+/// reserved byte, TLVs (1-byte tag, 2-byte big-endian length) and the signature TLV last.
+/// The signed "document" is the NAL unit from its header byte up to the signature TLV,
+/// before emulation prevention (the reserved byte's bit 6 stays 0 to say so).
 enum MediaSigningSEI {
     static let uuid: [UInt8] = [0x00, 0x5B, 0xC9, 0x3F, 0x2D, 0x71, 0x5E, 0x95, 0xAD, 0xA4, 0x79, 0x6F, 0x90, 0x87, 0x7A, 0x6F]
     /// Reserved byte bit 7: the SEI carries what is sent once (the certificate), not a GOP.
@@ -28,10 +27,13 @@ enum MediaSigningSEI {
     static let signatureTLVBytes = 3 + 1 + 2 + signatureRoom
     /// DER of OID 2.16.840.1.101.3.4.2.1 (SHA-256).
     static let sha256OID: [UInt8] = [0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01]
-    /// The signing side's version as the general tag carries it (major, minor, patch).
-    static let signerVersion: [UInt8] = [1, 0, 0]
-    /// The linked hash of the first signed GOP: there is no previous one.
-    static let noLinkedHash = [UInt8](repeating: 0xFF, count: hashBytes)
+    /// The version of ONVIF Media Signing the general tag says the footage follows (the
+    /// reference implementation's release whose format it is: r25.12.3). Validators judge
+    /// compatibility by it.
+    static let signerVersion: [UInt8] = [25, 12, 3]
+    /// The linked hash of the first signed GOP: there is no previous one (all zeros, as the
+    /// reference validator expects at a stream's start).
+    static let noLinkedHash = [UInt8](repeating: 0, count: hashBytes)
 
     /// 100-ns intervals since 1601-01-01 UTC (the spec's time unit) from Unix microseconds.
     static func windowsTime(epochMicroseconds: Int64) -> Int64 { epochMicroseconds * 10 + 116_444_736_000_000_000 }
@@ -39,12 +41,17 @@ enum MediaSigningSEI {
 
     /// What one GOP's (or partial GOP's) SEI says.
     struct GOPInfo: Equatable, Sendable {
+        /// Closed by the length limit rather than by the next GOP's IDR.
         var partial: Bool
+        /// The GOP's first frame's capture time.
         var startTime: Int64
+        /// The next GOP's first frame's capture time (exclusive end).
         var endTime: Int64
         var counter: UInt32
         var nalCount: Int
+        /// SHA-256 over the hash list.
         var gopHash: [UInt8]
+        /// The first hash of the previous (partial) GOP's hash list.
         var linkedHash: [UInt8]
     }
 
@@ -74,8 +81,11 @@ enum MediaSigningSEI {
         return tlv(.vendorInfo, value)
     }
 
-    static func certificatesTLV(pem: String, operatorProvided: Bool) -> [UInt8] {
-        tlv(.certificates, [1, operatorProvided ? 1 : 0] + Array(pem.utf8))
+    /// The chain without its trust anchor (the signing certificate first), as PEM text.
+    /// The "user provisioned" byte stays 0: the node's key is the device's own, whoever
+    /// issued its certificate.
+    static func certificatesTLV(pem: String) -> [UInt8] {
+        tlv(.certificates, [1, 0] + Array(pem.utf8))
     }
 
     /// The document: NAL header, payload type and size (counting the signature TLV still
@@ -113,7 +123,7 @@ enum MediaSigningSEI {
 
     /// The raw size of a GOP SEI over `nalCount` NAL units.
     static func gopSEIRawBytes(nalCount: Int) -> Int {
-        let tlvs = (3 + 1 + 3 + 1 + 8 + 8 + 4 + 2 + 2 * hashBytes) + (3 + 1 + nalCount * hashBytes) + cryptoInfoTLV.count
+        let tlvs = (3 + 1 + 3 + 1 + 8 + 8 + 4 + 2 + 2 * hashBytes) + (3 + 1 + nalCount * hashBytes)
         let payload = uuid.count + 1 + tlvs + signatureTLVBytes
         return 2 + payload / 0xFF + 1 + payload + 1
     }
@@ -147,20 +157,25 @@ enum MediaSigningSEI {
 
         var isSentOnce: Bool { reserved & MediaSigningSEI.sentOnceFlag != 0 }
 
+        /// The general TLV: version 2 (the reference's r25.12 format, with the end time) or
+        /// version 1 (earlier signers: the start time only).
         var gopInfo: GOPInfo? {
-            guard let value = values[.general], value.count >= 27 + 2 * MediaSigningSEI.hashBytes, value.first == 2 else { return nil }
+            guard let value = values[.general], let version = value.first, version == 1 || version == 2 else { return nil }
+            let timeBytes = version == 2 ? 16 : 8
+            let fixed = 1 + 3 + 1 + timeBytes + 4 + 2
+            guard value.count >= fixed + 2 * MediaSigningSEI.hashBytes, (value.count - fixed) % 2 == 0 else { return nil }
             let start = value.startIndex
-            let hashes = value.count - 27
-            guard hashes % 2 == 0 else { return nil }
-            let half = hashes / 2
+            let half = (value.count - fixed) / 2
+            let startTime = Int64(bitPattern: value.bigEndian(at: start + 5, bytes: 8))
+            let counterAt = start + 5 + timeBytes
             return GOPInfo(
                 partial: value[start + 4] != 0,
-                startTime: Int64(bitPattern: value.bigEndian(at: start + 5, bytes: 8)),
-                endTime: Int64(bitPattern: value.bigEndian(at: start + 13, bytes: 8)),
-                counter: UInt32(value.bigEndian(at: start + 21, bytes: 4)),
-                nalCount: Int(value.bigEndian(at: start + 25, bytes: 2)),
-                gopHash: Array(value[start + 27..<start + 27 + half]),
-                linkedHash: Array(value[start + 27 + half..<value.endIndex]))
+                startTime: startTime,
+                endTime: version == 2 ? Int64(bitPattern: value.bigEndian(at: start + 13, bytes: 8)) : startTime,
+                counter: UInt32(value.bigEndian(at: counterAt, bytes: 4)),
+                nalCount: Int(value.bigEndian(at: counterAt + 4, bytes: 2)),
+                gopHash: Array(value[start + fixed..<start + fixed + half]),
+                linkedHash: Array(value[start + fixed + half..<value.endIndex]))
         }
 
         var hashList: ArraySlice<UInt8>? {
@@ -188,7 +203,16 @@ enum MediaSigningSEI {
     /// The signing SEI in a NAL unit (header first, escaped), or nil when it is not one.
     static func parse(nal: UnsafeRawBufferPointer) -> Parsed? {
         guard nal.count > 20, nal[0] & 0x1F == 6 else { return nil }
-        let raw = [nal[0]] + SEISyntax.unescaped(nal.dropFirst())
+        // The reference signer writes its SEIs without emulation prevention unless asked to:
+        // a NAL unit exactly as long as its declared payload (and the stop bit) has none,
+        // and its 00 00 03 bytes are data (the reference validator decides the same way).
+        // Type and size come first and hold no 00 bytes (a size takes up to 257 bytes).
+        let head = Array(nal.prefix(260))
+        var headPosition = 1
+        let declared = SEISyntax.readNumber(head, &headPosition).flatMap { _ in SEISyntax.readNumber(head, &headPosition) }
+        let unescapedLength = declared.map { headPosition + $0 + 1 }
+        let raw = unescapedLength == nal.count || unescapedLength == nal.count + 1
+            ? Array(nal) : [nal[0]] + SEISyntax.unescaped(nal.dropFirst())
         var position = 1
         guard SEISyntax.readNumber(raw, &position) == 5, let size = SEISyntax.readNumber(raw, &position),
             position + size <= raw.count, size > uuid.count + 1,

@@ -2,22 +2,29 @@ import CFFmpeg
 import Crypto
 
 /// The recording's one seam for media signing, between the time stamper and the muxer.
-/// Every slice is hashed as it passes (`NALHashChain`); an IDR, or 1 s of frames since the
-/// (partial) GOP began, closes the GOP and hands it to the `SignatureWorker`; its signed
-/// SEI goes into the next frame that passes once it is ready. Each chunk's first frame also
-/// carries the certificate SEI, so a chunk or a clip verifies on its own.
+/// Every slice is hashed as it passes (`NALHashChain`). An IDR closes the GOP before it:
+/// its SEI is signed at once and goes into the IDR's access unit ahead of the certificate
+/// SEI, as the reference signer places it (a viewer who joins at that IDR gets it before
+/// any certificate, so validators pass over the GOP it never saw). 0.5 s of frames since
+/// the (partial) GOP began closes a partial GOP, signed by the `SignatureWorker`; its SEI
+/// goes into the next frame that passes once it is ready (after the GOP, where validators
+/// look for it). Each chunk's first frame also carries the certificate SEI, so a chunk or
+/// a clip verifies on its own.
 ///
 /// It holds back one frame: a chunk's last frame is written only when the chunk ends, with
-/// the SEI that signs the chunk's last GOP in it, so no chunk leaves a GOP signed only in
-/// the next one. Live viewers are not held back: they get each frame as it passes
-/// (`liveView`), and the SEIs a chunk's last frame gets at its end ride to them in the next
-/// frame. In steady state the frame path allocates nothing: hash lists are recycled from
-/// the worker and packets are copied into buffers that only grow.
+/// the SEIs that sign the chunk's last GOP behind its picture (as the reference signer ends
+/// a stream), so no chunk leaves a GOP signed only in the next one. Live viewers are not held back: they get each frame as it
+/// passes (`liveView`), the SEIs a chunk's last frame gets at its end ride to them in the
+/// next frame, and each of their IDR frames carries the certificate SEI, so a viewer that
+/// joins at any keyframe can check what it saves. In steady state the frame path
+/// allocates nothing: hash lists are recycled from the worker and packets are copied into
+/// buffers that only grow.
 final class MediaSigner {
-    /// A partial GOP is closed after this much capture time.
-    static let maximumGOPMicroseconds: Int64 = 1_000_000
-    /// And after this many slices, which keeps the hash list within its 2-byte TLV length.
-    static let maximumGOPSlices = 1024
+    /// A partial GOP is closed after this much capture time: a recording cut off anywhere
+    /// (a saved live stream, a power cut) leaves at most this much unsigned.
+    static let maximumGOPMicroseconds: Int64 = 500_000
+    /// And after this many slices: the reference implementation's hash list holds 300.
+    static let maximumGOPSlices = 300
 
     private let worker: SignatureWorker
     /// The signed certificate SEI (escaped NAL unit), made once.
@@ -28,16 +35,23 @@ final class MediaSigner {
     private var signed: [SignatureWorker.Signed] = []
     private var gopStartMicroseconds: Int64?
     private var gopEndMicroseconds: Int64 = 0
-    private var counter: UInt32 = 0
+    /// The reference implementation's first GOP SEI carries counter 1.
+    private var counter: UInt32 = 1
     /// Signed SEIs waiting for a frame to ride in: NAL units only, in order.
     private var pendingNALs: [[UInt8]] = []
     private let inserter = PacketNALInserter()
+    /// A chunk's last frame's own SEIs (its time stamp), repeated behind its signing SEIs:
+    /// GStreamer's h264parse hands on an access unit's last SEI first, and readers take the
+    /// first. Kept in one buffer that only grows.
+    private var ownSEIBytes: [UInt8] = []
+    private var ownSEIRanges: [Range<Int>] = []
     private var held = HeldPacket()
     private var released = HeldPacket()
     /// The SEIs the last chunk's last frame got when the chunk ended, after live viewers
     /// had that frame: they go to live viewers in the next frame.
     private var liveCarryOver: [[UInt8]] = []
     private let liveInserter = PacketNALInserter()
+    private let liveCertificateInserter = PacketNALInserter()
     /// The frame last passed, with its SEIs, as live viewers get it. Valid until the next call.
     private(set) var liveView: UnsafeMutablePointer<AVPacket>?
 
@@ -47,10 +61,12 @@ final class MediaSigner {
             reserved: MediaSigningSEI.sentOnceFlag,
             tlvs: MediaSigningSEI.cryptoInfoTLV
                 + MediaSigningSEI.vendorInfoTLV(firmware: "allspark-node", serial: identity.nodeName, manufacturer: "AllSpark")
-                + MediaSigningSEI.certificatesTLV(pem: identity.certificatePEM, operatorProvided: identity.operatorProvided))
+                + MediaSigningSEI.certificatesTLV(pem: identity.chainWithoutAnchorPEM))
         certificateNAL = MediaSigningSEI.nal(document: document, signature: SignatureWorker.signature(of: document, with: identity.key))
         hashes.reserveCapacity(Self.maximumGOPSlices * MediaSigningSEI.hashBytes)
         spareHashes.reserveCapacity(16)
+        ownSEIBytes.reserveCapacity(256)
+        ownSEIRanges.reserveCapacity(4)
         signed.reserveCapacity(16)
         pendingNALs.reserveCapacity(16)
         liveCarryOver.reserveCapacity(16)
@@ -66,10 +82,12 @@ final class MediaSigner {
     private static let slicesPerPacketAllowance = 16
 
     /// The most bytes `pass` (or `finishChunk`) can add to the next packet: the certificate,
-    /// the SEIs signed or being signed, and the open GOP's. For the store's reservations.
+    /// the SEIs signed or being signed, the open GOP's, and the time stamp repeated behind
+    /// them. For the store's reservations.
     var maximumBytesAddedToNextPacket: Int {
         let openSlices = hashes.count / MediaSigningSEI.hashBytes + Self.slicesPerPacketAllowance
         return 4 + certificateNAL.count + submittedBytesBound + Self.seiBytesBound(slices: openSlices)
+            + 4 + PrecisionTimeStampSEI.maximumNALBytes
     }
 
     private static func seiBytesBound(slices: Int) -> Int {
@@ -89,46 +107,75 @@ final class MediaSigner {
             startsGOP || captureMicroseconds - start >= Self.maximumGOPMicroseconds
                 || hashes.count >= Self.maximumGOPSlices * MediaSigningSEI.hashBytes
         {
-            closeGOP(partial: !startsGOP)
+            closeGOP(partial: !startsGOP, endMicroseconds: captureMicroseconds)
+            // Into this IDR's access unit, not among the next GOP's pictures (one signature
+            // a GOP on this thread, tens of microseconds).
+            if startsGOP { worker.waitUntilDone() }
         }
         if gopStartMicroseconds == nil { gopStartMicroseconds = captureMicroseconds }
-        gopEndMicroseconds = captureMicroseconds
+        gopEndMicroseconds = captureMicroseconds + max(0, Int64(packet.pointee.duration)) * 1000
         NALHashChain.forEachSlice(in: bytes) { nal, first in chain.append(slice: nal, startsGOP: first, to: &hashes) }
         collectSigned()
         let withSEIs = try insertPending(into: packet, certificate: startsChunk)
         swap(&held, &released)
         let previous = released.packet
         try held.hold(withSEIs)
-        liveView = try carryingOver(into: held.packet!)
+        liveView = try forLiveViewers(held.packet!, certificate: startsGOP && !startsChunk)
         return previous
     }
 
-    private func carryingOver(into packet: UnsafeMutablePointer<AVPacket>) throws -> UnsafeMutablePointer<AVPacket> {
-        guard !liveCarryOver.isEmpty else { return packet }
+    /// The frame as live viewers get it: the carry-over first (its GOPs came before this
+    /// frame's), the frame's own signing SEIs, then the certificate when asked for (behind
+    /// them, as in a chunk's first frame), then the frame's other SEIs.
+    private func forLiveViewers(_ packet: UnsafeMutablePointer<AVPacket>, certificate: Bool) throws -> UnsafeMutablePointer<AVPacket> {
+        var output = packet
+        if certificate {
+            output = try liveCertificateInserter.inserting(
+                into: output, at: .beforeFirstSEIOrSlice, keptAhead: MediaSigningSEI.isSigningSEI, maximumAddedBytes: 4 + certificateNAL.count
+            ) { output, framing in framing.writeNAL(certificateNAL, to: output) }
+        }
+        guard !liveCarryOver.isEmpty else { return output }
         let added = liveCarryOver.reduce(0) { $0 + 4 + $1.count }
-        let output = try liveInserter.inserting(
-            into: packet, at: .beforeFirstSEIOrSlice, keptAhead: MediaSigningSEI.isSigningSEI, maximumAddedBytes: added
-        ) { output, framing in
+        let carried = try liveInserter.inserting(into: output, at: .beforeFirstSEIOrSlice, maximumAddedBytes: added) { output, framing in
             liveCarryOver.reduce(0) { offset, nal in offset + framing.writeNAL(nal, to: output + offset) }
         }
-        if output != packet { liveCarryOver.removeAll(keepingCapacity: true) }
-        return output
+        if carried != output { liveCarryOver.removeAll(keepingCapacity: true) }
+        return carried
     }
 
     /// Ends the chunk: signs what is not signed yet, waiting for it, and returns the held
-    /// last frame with those SEIs in it (nil when no frame is held).
+    /// last frame with those SEIs behind its picture (nil when no frame is held). The next
+    /// frame is the next chunk's IDR, so the GOP closes as at any IDR.
     func finishChunk() throws -> UnsafeMutablePointer<AVPacket>? {
         guard let last = held.packet else { return nil }
-        if gopStartMicroseconds != nil { closeGOP(partial: true) }
+        if gopStartMicroseconds != nil { closeGOP(partial: false, endMicroseconds: gopEndMicroseconds) }
         worker.waitUntilDone()
         collectSigned()
         let carried = pendingNALs.count
         liveCarryOver.append(contentsOf: pendingNALs)
-        let output = try insertPending(into: last, certificate: false)
+        collectOwnSEIs(of: last)
+        let output = try insertPending(into: last, certificate: false, at: .afterLastNAL, repeatingOwnSEIs: true)
         // A frame with no slice took nothing: the SEIs stay pending, for live viewers too.
         if output == last { liveCarryOver.removeLast(carried) }
         held.release()
         return output
+    }
+
+    /// Keeps the frame's SEIs ahead of its picture that are not signing SEIs (its time
+    /// stamp), to repeat them behind the signing SEIs it gets behind its picture.
+    private func collectOwnSEIs(of packet: UnsafeMutablePointer<AVPacket>) {
+        ownSEIBytes.removeAll(keepingCapacity: true)
+        ownSEIRanges.removeAll(keepingCapacity: true)
+        guard let data = packet.pointee.data else { return }
+        let bytes = UnsafeRawBufferPointer(start: data, count: Int(packet.pointee.size))
+        H264Framing.of(bytes).forEachNAL(in: bytes) { _, nal in
+            guard let header = nal.first, !H264Framing.isSlice(header) else { return false }
+            if header & 0x1F == 6, !MediaSigningSEI.isSigningSEI(nal) {
+                ownSEIRanges.append(ownSEIBytes.count..<ownSEIBytes.count + nal.count)
+                ownSEIBytes.append(contentsOf: nal)
+            }
+            return true
+        }
     }
 
     /// A chunk that ends without `finishChunk` (its file failed or vanished): the held frame is dropped.
@@ -136,7 +183,9 @@ final class MediaSigner {
         held.release()
     }
 
-    private func closeGOP(partial: Bool) {
+    /// `endMicroseconds`: the next GOP's first frame's capture time (or, at a chunk's end,
+    /// the end of its last frame).
+    private func closeGOP(partial: Bool, endMicroseconds: Int64) {
         guard let start = gopStartMicroseconds, !hashes.isEmpty else {
             gopStartMicroseconds = nil
             return
@@ -148,7 +197,7 @@ final class MediaSigner {
         worker.submit(
             .init(
                 partial: partial, startTime: MediaSigningSEI.windowsTime(epochMicroseconds: start),
-                endTime: MediaSigningSEI.windowsTime(epochMicroseconds: gopEndMicroseconds), counter: counter, hashes: next))
+                endTime: MediaSigningSEI.windowsTime(epochMicroseconds: endMicroseconds), counter: counter, hashes: next))
         counter &+= 1
         gopStartMicroseconds = nil
     }
@@ -163,14 +212,26 @@ final class MediaSigner {
         signed.removeAll(keepingCapacity: true)
     }
 
-    private func insertPending(into packet: UnsafeMutablePointer<AVPacket>, certificate: Bool) throws -> UnsafeMutablePointer<AVPacket> {
+    /// `repeatingOwnSEIs`: put the SEIs `collectOwnSEIs` kept behind the pending SEIs.
+    private func insertPending(
+        into packet: UnsafeMutablePointer<AVPacket>, certificate: Bool, at position: PacketNALInserter.Position = .beforeFirstSEIOrSlice,
+        repeatingOwnSEIs: Bool = false
+    ) throws -> UnsafeMutablePointer<AVPacket> {
         guard certificate || !pendingNALs.isEmpty else { return packet }
+        let repeats = repeatingOwnSEIs ? ownSEIRanges : []
         let added = (certificate ? 4 + certificateNAL.count : 0) + pendingNALs.reduce(0) { $0 + 4 + $1.count }
+            + repeats.reduce(0) { $0 + 4 + $1.count }
         let output = try inserter.inserting(
-            into: packet, at: .beforeFirstSEIOrSlice, keptAhead: MediaSigningSEI.isSigningSEI, maximumAddedBytes: added
+            into: packet, at: position, keptAhead: MediaSigningSEI.isSigningSEI, maximumAddedBytes: added
         ) { output, framing in
-            var offset = certificate ? framing.writeNAL(certificateNAL, to: output) : 0
+            // GOP SEIs ahead of the certificate: a validator that starts here meets the SEI of
+            // a GOP it does not have before it has a key, and passes over it.
+            var offset = 0
             for nal in pendingNALs { offset += framing.writeNAL(nal, to: output + offset) }
+            if certificate { offset += framing.writeNAL(certificateNAL, to: output + offset) }
+            ownSEIBytes.withUnsafeBytes { own in
+                for range in repeats { offset += framing.writeNAL(UnsafeRawBufferPointer(rebasing: own[range]), to: output + offset) }
+            }
             return offset
         }
         // A packet without a slice carries nothing; its SEIs wait for the next.

@@ -5,7 +5,8 @@ import Synchronization
 /// Signs GOP documents on a thread of its own, so a slow signature never holds up the
 /// recording thread: the recorder hands over a closed GOP's hashes and picks up the finished
 /// SEI at a later frame (the spec lets the SEI come after the GOP it signs). Jobs are done in
-/// order; each links to the one before through its GOP hash.
+/// order; each links to the one before through that one's first hash (the reference
+/// implementation's linked hash: the previous (partial) GOP's anchor).
 final class SignatureWorker: Sendable {
     /// One closed (partial) GOP. `hashes` goes back to the recorder for reuse once signed.
     struct Job: Sendable {
@@ -34,7 +35,7 @@ final class SignatureWorker: Sendable {
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
     private let idle = DispatchSemaphore(value: 0)
-    /// The GOP hash of the last document signed: the next one's linked hash.
+    /// The first hash of the last GOP signed: the next one's linked hash.
     private let linkedHash = Mutex(MediaSigningSEI.noLinkedHash)
 
     init(key: P256.Signing.PrivateKey) {
@@ -99,16 +100,18 @@ final class SignatureWorker: Sendable {
 
     private func sign(_ job: Job) -> [UInt8] {
         let gopHash = Array(SHA256.hash(data: job.hashes))
+        let anchor = Array(job.hashes.prefix(MediaSigningSEI.hashBytes))
         let info = MediaSigningSEI.GOPInfo(
             partial: job.partial, startTime: job.startTime, endTime: job.endTime, counter: job.counter,
             nalCount: job.hashes.count / MediaSigningSEI.hashBytes, gopHash: gopHash,
             linkedHash: linkedHash.withLock { previous in
-                defer { previous = gopHash }
+                defer { previous = anchor }
                 return previous
             })
+        // The crypto information rides in the certificate SEI only, as in the reference's
+        // certificate SEI mode.
         let document = MediaSigningSEI.document(
-            reserved: 0,
-            tlvs: MediaSigningSEI.generalTLV(info) + MediaSigningSEI.hashListTLV(job.hashes) + MediaSigningSEI.cryptoInfoTLV)
+            reserved: 0, tlvs: MediaSigningSEI.generalTLV(info) + MediaSigningSEI.hashListTLV(job.hashes))
         return MediaSigningSEI.nal(document: document, signature: Self.signature(of: document, with: key))
     }
 

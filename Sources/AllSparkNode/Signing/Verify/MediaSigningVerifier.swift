@@ -2,42 +2,51 @@ import Crypto
 import Foundation
 import X509
 
-/// Checks ONVIF Media Signing SEIs offline, from the file alone (or against a given
-/// certificate): each signing SEI's signature, its hash list against the slices in the file
+/// Checks ONVIF Media Signing SEIs offline, from the file alone or against given trust
+/// anchors: each signing SEI's signature, its hash list against the slices in the file
 /// (hashed as `NALHashChain` does), the GOP counter running on by one, and each GOP linked
-/// to the one before. A GOP whose slices changed is invalid; slices missing from a GOP, or
-/// GOPs whose SEI is gone, are missing; both make the file invalid.
+/// to the one before (the linked hash: that GOP's first hash, as the reference
+/// implementation makes it). A GOP whose slices changed is invalid; slices missing from a
+/// GOP, or GOPs whose SEI is gone, are missing; both make the file invalid. Reads footage
+/// of other signers too: certificates in every GOP SEI instead of a certificate SEI, and
+/// the general TLV's version 1.
 public enum MediaSigningVerifier {
     /// How far ahead in a GOP's hash list a dropped frame's slices are looked for.
     static let dropSearchSlices = 64
 
-    public static func verify(path: String, trustedCertificatePEM: String? = nil) throws -> SignedFootageReport {
+    /// - Parameter trustedPEM: certificates to check against: trust anchors (CAs), or
+    ///   signing certificates; nil checks against the certificate the file carries.
+    public static func verify(path: String, trustedPEM: String? = nil) throws -> SignedFootageReport {
         let reader = try ChunkReader(path: path)
         var accessUnits: [[UInt8]] = []
         reader.forEachPacket { packet in
             guard let data = packet.pointee.data else { return }
             accessUnits.append(Array(UnsafeRawBufferPointer(start: data, count: Int(packet.pointee.size))))
         }
-        return try verify(accessUnits: accessUnits, file: path, trustedCertificatePEM: trustedCertificatePEM)
-    }
-
-    private struct Slice {
-        let hash: ArraySlice<UInt8>
+        return try verify(accessUnits: accessUnits, file: path, trustedPEM: trustedPEM)
     }
 
     private struct Document {
         let parsed: MediaSigningSEI.Parsed
         let info: MediaSigningSEI.GOPInfo
-        let hashes: ArraySlice<UInt8>
+        /// The hash list; nil when the signer left it out (then the GOP hash alone is checked).
+        let hashes: ArraySlice<UInt8>?
     }
 
     /// The check on access units in decode order (each as stored: Annex B or length-prefixed).
-    static func verify(accessUnits: [[UInt8]], file: String, trustedCertificatePEM: String?) throws -> SignedFootageReport {
+    static func verify(accessUnits: [[UInt8]], file: String, trustedPEM: String?) throws -> SignedFootageReport {
+        let trusted: [Certificate]?
+        do {
+            trusted = try trustedPEM.map { try SigningChain.certificates(inPEM: $0) }
+        } catch {
+            throw VerifyError("the given certificates cannot be read: \(error)")
+        }
+        if let trusted, trusted.isEmpty { throw VerifyError("no certificate in the given PEM") }
         var report = SignedFootageReport(file: file)
         var chain = NALHashChain()
         var sliceHashes: [UInt8] = []
         var documents: [Document] = []
-        var certificates: [MediaSigningSEI.Parsed] = []
+        var carriers: [MediaSigningSEI.Parsed] = []
         var malformed = 0
         for unit in accessUnits {
             report.frames += 1
@@ -49,10 +58,10 @@ public enum MediaSigningVerifier {
                         chain.append(slice: nal, startsGOP: firstSlice && header & 0x1F == 5, to: &sliceHashes)
                         firstSlice = false
                     } else if let parsed = MediaSigningSEI.parse(nal: nal) {
-                        if parsed.isSentOnce {
-                            certificates.append(parsed)
-                        } else if let info = parsed.gopInfo, let hashes = parsed.hashList, hashes.count % MediaSigningSEI.hashBytes == 0 {
-                            documents.append(Document(parsed: parsed, info: info, hashes: hashes))
+                        if parsed.certificatePEM != nil { carriers.append(parsed) }
+                        if parsed.isSentOnce { return true }
+                        if let info = parsed.gopInfo, parsed.hashList.map({ $0.count % MediaSigningSEI.hashBytes == 0 }) ?? true {
+                            documents.append(Document(parsed: parsed, info: info, hashes: parsed.hashList))
                         } else {
                             malformed += 1
                         }
@@ -61,8 +70,9 @@ public enum MediaSigningVerifier {
                 }
             }
         }
-        guard !documents.isEmpty || !certificates.isEmpty || malformed > 0 else { return report }
-        let key = try verificationKey(certificates: certificates, trustedPEM: trustedCertificatePEM, report: &report)
+        guard !documents.isEmpty || !carriers.isEmpty || malformed > 0 else { return report }
+        let signedAt = documents.first.map { Date(timeIntervalSince1970: Double(MediaSigningSEI.epochMs(windowsTime: $0.info.startTime)) / 1000) } ?? Date()
+        let key = verificationKey(carriers: carriers, trusted: trusted, signedAt: signedAt, report: &report)
         if malformed > 0 {
             report.problems.append(.init(kind: .invalid, counter: nil, startMs: nil, endMs: nil, reason: "\(malformed) signing SEIs cannot be read"))
         }
@@ -71,68 +81,85 @@ public enum MediaSigningVerifier {
         return report
     }
 
-    /// The key the GOP signatures must verify with: the given certificate's, else the one in
-    /// the footage's certificate SEI (whose own signature must verify with it).
+    /// The key the GOP signatures must verify with: the signing certificate's that the file
+    /// carries, once its SEI verifies with it and (when certificates are given) its chain
+    /// reaches one of them; or a given signing certificate's, for a file without one.
     private static func verificationKey(
-        certificates: [MediaSigningSEI.Parsed], trustedPEM: String?, report: inout SignedFootageReport
-    ) throws -> P256.Signing.PublicKey? {
-        func leaf(_ pem: String) -> (certificate: Certificate, key: P256.Signing.PublicKey)? {
-            guard let certificate = try? Certificate(pemEncoded: pem), let key = P256.Signing.PublicKey(certificate.publicKey) else { return nil }
-            return (certificate, key)
+        carriers: [MediaSigningSEI.Parsed], trusted: [Certificate]?, signedAt: Date, report: inout SignedFootageReport
+    ) -> Certificate.PublicKey? {
+        func problem(_ reason: String) {
+            report.problems.append(.init(kind: .invalid, counter: nil, startMs: nil, endMs: nil, reason: reason))
         }
-        func describe(_ certificate: Certificate) {
-            report.certificateSubject = certificate.subject.description
-            report.certificateFingerprint = try? certificate.sha256Fingerprint()
-        }
-        var embedded: (certificate: Certificate, key: P256.Signing.PublicKey)?
-        for sei in certificates {
-            guard let pem = sei.certificatePEM, let found = leaf(pem), isValid(sei, key: found.key) else {
-                report.problems.append(.init(kind: .invalid, counter: nil, startMs: nil, endMs: nil, reason: "a certificate SEI does not verify"))
+        var embedded: [Certificate]?
+        for sei in carriers {
+            guard let pem = sei.certificatePEM, let certificates = try? SigningChain.certificates(inPEM: pem), let leaf = certificates.first,
+                isValid(sei, key: leaf.publicKey)
+            else {
+                problem("a SEI carrying certificates does not verify")
                 continue
             }
-            if let embedded, embedded.key.rawRepresentation != found.key.rawRepresentation {
-                report.problems.append(.init(kind: .invalid, counter: nil, startMs: nil, endMs: nil, reason: "the footage carries certificates of different keys"))
+            if let embedded, embedded[0].publicKey != leaf.publicKey {
+                problem("the footage carries certificates of different keys")
             }
-            embedded = embedded ?? found
+            embedded = embedded ?? certificates
         }
-        if let trustedPEM {
-            guard let trusted = leaf(trustedPEM) else { throw VerifyError("the given certificate is not a PEM certificate with an ECDSA P-256 key") }
-            describe(trusted.certificate)
-            if let embedded, embedded.key.rawRepresentation != trusted.key.rawRepresentation {
-                let fingerprint = (try? embedded.certificate.sha256Fingerprint()) ?? "?"
-                report.problems.append(
-                    .init(kind: .invalid, counter: nil, startMs: nil, endMs: nil,
-                        reason: "signed by another certificate (\(embedded.certificate.subject), SHA-256 \(fingerprint)), not the given one"))
+        if let leaf = embedded?.first {
+            report.certificateSubject = leaf.subject.description
+            report.certificateFingerprint = try? leaf.sha256Fingerprint()
+        }
+        guard let trusted else {
+            guard let embedded else {
+                problem("no certificate in the file: give the signing node's trust anchor or certificate with --certificate")
+                return nil
             }
-            return trusted.key
+            report.trust = .embedded
+            return embedded[0].publicKey
         }
         guard let embedded else {
-            report.problems.append(
-                .init(kind: .invalid, counter: nil, startMs: nil, endMs: nil,
-                    reason: "no certificate SEI in the file: give the signing node's certificate with --certificate"))
-            return nil
+            guard let given = trusted.first(where: { !SigningChain.isAuthority($0) }) else {
+                problem("no certificate in the file, and the given ones are trust anchors: give the signing certificate itself")
+                return nil
+            }
+            report.trust = .signingCertificate
+            report.certificateSubject = given.subject.description
+            report.certificateFingerprint = try? given.sha256Fingerprint()
+            return given.publicKey
         }
-        describe(embedded.certificate)
-        return embedded.key
+        switch TrustCheck.check(chain: embedded, trusted: trusted, at: signedAt) {
+        case .anchor(let anchor):
+            report.trust = .anchor
+            report.anchorSubject = anchor.subject.description
+            report.anchorFingerprint = try? anchor.sha256Fingerprint()
+        case .signingCertificate:
+            report.trust = .signingCertificate
+        case .untrusted(let reason):
+            let fingerprint = (try? embedded[0].sha256Fingerprint()) ?? "?"
+            problem("signed by a certificate the given ones do not vouch for (\(embedded[0].subject), SHA-256 \(fingerprint)): \(reason)")
+        }
+        return embedded[0].publicKey
     }
 
-    private static func isValid(_ sei: MediaSigningSEI.Parsed, key: P256.Signing.PublicKey) -> Bool {
-        guard let signature = try? P256.Signing.ECDSASignature(derRepresentation: sei.signature) else { return false }
-        return key.isValidSignature(signature, for: Data(sei.document))
+    private static func isValid(_ sei: MediaSigningSEI.Parsed, key: Certificate.PublicKey) -> Bool {
+        key.isValidSignature(sei.signature, for: Array(sei.document), signatureAlgorithm: .ecdsaWithSHA256)
     }
 
     /// Walks the documents in the order they appear, matching each one's hash list against
     /// the file's slices from where the previous one ended.
     private static func match(
-        _ documents: [Document], sliceHashes: [UInt8], key: P256.Signing.PublicKey?, report: inout SignedFootageReport
+        _ documents: [Document], sliceHashes: [UInt8], key: Certificate.PublicKey?, report: inout SignedFootageReport
     ) {
         let width = MediaSigningSEI.hashBytes
         let sliceCount = sliceHashes.count / width
         func slice(_ index: Int) -> ArraySlice<UInt8> { sliceHashes[index * width..<(index + 1) * width] }
         var position = 0
         var previous: MediaSigningSEI.GOPInfo?
+        var previousFirstHash: ArraySlice<UInt8>?
         for document in documents {
             let info = document.info
+            // Without a hash list, the GOP's slices are the next ones in the file.
+            let listedHashes = document.hashes
+                ?? sliceHashes[min(position, sliceCount) * width..<min(position + info.nalCount, sliceCount) * width]
+            defer { previousFirstHash = listedHashes.prefix(width) }
             report.signedGOPs += 1
             let startMs = MediaSigningSEI.epochMs(windowsTime: info.startTime)
             let endMs = MediaSigningSEI.epochMs(windowsTime: info.endTime)
@@ -141,11 +168,15 @@ public enum MediaSigningVerifier {
                 report.problems.append(.init(kind: kind, counter: counter ?? info.counter, startMs: start ?? startMs, endMs: end ?? endMs, reason: reason))
             }
             if let key, !isValid(document.parsed, key: key) { reasons.append("its signature does not verify") }
-            if Array(SHA256.hash(data: document.hashes)) != info.gopHash { reasons.append("its hash list does not match its GOP hash") }
+            // With a hash list, the signed list decides slice by slice (as the reference
+            // validator does when a GOP hash fails: its own signer's last SEI carries a stale one).
+            if document.hashes == nil, Array(SHA256.hash(data: listedHashes)) != info.gopHash {
+                reasons.append("its slices do not match its GOP hash")
+            }
             var gopMissing = false
             if let previous {
                 if info.counter == previous.counter &+ 1 {
-                    if info.linkedHash != previous.gopHash { reasons.append("it is not linked to the GOP before it") }
+                    if let previousFirstHash, !info.linkedHash.elementsEqual(previousFirstHash) { reasons.append("it is not linked to the GOP before it") }
                 } else if info.counter > previous.counter {
                     gopMissing = true
                     problem(
@@ -155,12 +186,15 @@ public enum MediaSigningVerifier {
                     reasons.append("out of order: GOP \(info.counter) follows GOP \(previous.counter)")
                 }
             }
-            let listed = document.hashes.count / width
+            let listed = listedHashes.count / width
             func listedHash(_ index: Int) -> ArraySlice<UInt8> {
-                let start = document.hashes.startIndex + index * width
-                return document.hashes[start..<start + width]
+                let start = listedHashes.startIndex + index * width
+                return listedHashes[start..<start + width]
             }
-            let first = listed > 0 ? (position..<sliceCount).first(where: { slice($0) == listedHash(0) }) : nil
+            // Where the GOP starts: at its first hash, or right where the last one ended when
+            // a later hash lines up there (its first slice changed).
+            let alignsHere = (1..<max(1, min(listed, dropSearchSlices))).contains { position + $0 < sliceCount && slice(position + $0) == listedHash($0) }
+            let first = listed == 0 ? nil : alignsHere ? position : (position..<sliceCount).first(where: { slice($0) == listedHash(0) })
             if first == nil, position == 0, reasons.isEmpty, !(0..<listed).contains(where: { index in (0..<sliceCount).contains { slice($0) == listedHash(index) } }) {
                 // A clip cut at a keyframe starts with the SEI of the GOP before it: it signs
                 // footage the file does not hold, which is no fault of the file.

@@ -39,9 +39,23 @@ public struct SignedFootageReport: Sendable, Encodable, Equatable {
     public var unsignedTailSlices = 0
     /// Slices before the first signature.
     public var unsignedHeadSlices = 0
-    /// The certificate the footage was checked against: its subject and SHA-256 fingerprint.
+    /// What the signing certificate was trusted through.
+    public enum Trust: String, Sendable, Encodable {
+        /// Its chain reaches a given trust anchor (`anchorSubject`).
+        case anchor
+        /// It is a given certificate itself.
+        case signingCertificate
+        /// Nothing was given: the file's own certificate says who signed it, unchecked.
+        case embedded
+    }
+
+    /// The signing certificate: its subject and SHA-256 fingerprint.
     public var certificateSubject: String?
     public var certificateFingerprint: String?
+    public var trust: Trust?
+    /// The given trust anchor the signing certificate chains up to.
+    public var anchorSubject: String?
+    public var anchorFingerprint: String?
 
     public init(file: String) { self.file = file }
 }
