@@ -174,6 +174,12 @@ def command_sources():
 SEPARATORS = {"|", "||", "&", "&&", ";", "(", ")", "$", "$(", "`"}
 
 
+def is_node_binary(word):
+    """`allspark-node`, or a path to the binary (`/usr/bin/...`, `.build/release/...`), not a
+    directory of that name such as `/etc/allspark-node`."""
+    return word == "allspark-node" or re.search(r"(^|/)(bin|release|debug)/allspark-node$", word) is not None
+
+
 def commands_in(line):
     """Each `allspark-node ...` command of one shell line, as its arguments."""
     try:
@@ -194,7 +200,7 @@ def commands_in(line):
             words = list(segment)
             while words and (re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]) or words[0] in ("sudo", "exec", "time")):
                 words.pop(0)
-            if words and os.path.basename(words[0]) == "allspark-node":
+            if words and is_node_binary(words[0]):
                 found.append(words[1:])
             segment = segment_rest
         else:
@@ -294,8 +300,9 @@ def test_every_command_shown_is_one_the_cli_parses():
                 if code != 0:
                     problems.append(f"{where}: `allspark-node {' '.join(path)} --help` exits {code}")
                     break
-            elif index == 0:
-                problems.append(f"{where}: allspark-node has no subcommand {word!r}")
+            elif subcommands(text):
+                name = " ".join(["allspark-node", *path])
+                problems.append(f"{where}: {name} has no subcommand {word!r}")
                 break
             else:
                 break
@@ -319,3 +326,52 @@ def test_the_metrics_reference_names_every_metric():
     assert len(registered) > 30
     missing = [name for name in registered if f"`{name}`" not in page and f"`{name}{{" not in page]
     assert not missing, f"metrics not in docs/reference/metrics.md: {missing}"
+
+
+def command_tree(path=()):
+    """Every leaf subcommand of the binary, as tuples of words."""
+    code, text = help_text(tuple(path))
+    assert code == 0, text
+    names = [name for name in subcommands(text)]
+    if not names:
+        return [tuple(path)]
+    leaves = []
+    for name in names:
+        leaves += command_tree((*path, name))
+    return leaves
+
+
+def cli_reference_sections():
+    """`## name` sections of docs/reference/cli.md that name a subcommand, with their text."""
+    text = (REPO / "docs/reference/cli.md").read_text(encoding="utf-8")
+    sections = {}
+    current = None
+    for line in text.split("\n"):
+        match = re.match(r"^## (.+)$", line)
+        if match:
+            current = match.group(1).strip() if re.match(r"^[a-z][a-z -]*$", match.group(1).strip()) else None
+            if current:
+                sections[current] = ""
+            continue
+        if current:
+            sections[current] += line + "\n"
+    return text, sections
+
+
+def test_the_cli_reference_has_every_subcommand_and_option():
+    if not NODE_BIN.exists():
+        pytest.skip(f"no node binary at {NODE_BIN} (swift build, or set ALLSPARK_NODE_BIN)")
+    page, sections = cli_reference_sections()
+    leaves = {" ".join(leaf) for leaf in command_tree() if leaf}
+    assert leaves == set(sections), (
+        f"subcommands without a section in docs/reference/cli.md: {sorted(leaves - set(sections))}; "
+        f"sections for subcommands the binary does not have: {sorted(set(sections) - leaves)}")
+    missing = []
+    for leaf in sorted(leaves):
+        _, text = help_text(tuple(leaf.split()))
+        for option in re.findall(r"^  (?:-\w, )?(--[a-z][a-z0-9-]*)", text, flags=re.M):
+            if option in ("--help", "--version"):
+                continue
+            if f"`{option}" not in sections[leaf] and f"`{option}" not in page.split("\n## run")[0]:
+                missing.append(f"{leaf} {option}")
+    assert not missing, f"options not in docs/reference/cli.md: {missing}"
