@@ -10,6 +10,8 @@
   `--help` lists. A code block whose first line says "coming", or an inline span followed by
   "(coming", is a command not in this build yet and is only listed.
 - docs/reference/metrics.md names every metric MetricsExporter.swift registers.
+- docs/reference/cli.md has a section for every subcommand the binary has, with its options.
+- docs/guide/troubleshooting.md explains every health problem the sources report.
 
 The binary is .build/debug/allspark-node, or the one ALLSPARK_NODE_BIN names.
 """
@@ -375,3 +377,39 @@ def test_the_cli_reference_has_every_subcommand_and_option():
             if f"`{option}" not in sections[leaf] and f"`{option}" not in page.split("\n## run")[0]:
                 missing.append(f"{leaf} {option}")
     assert not missing, f"options not in docs/reference/cli.md: {missing}"
+
+
+# Each health problem the node reports (a piece of its text as the Swift sources write it)
+# and the words the troubleshooting page files it under. A problem whose text changes in the
+# code fails here until the page follows.
+HEALTH_PROBLEMS = [
+    ("recording has stopped", "recording has stopped"),
+    ("no frame for ", "no frame for N ms"),
+    ("source failed: ", "source failed"),
+    ("no frame since start", "no frame since start"),
+    ("disk full: ", "disk full: N bytes free, a chunk needs about M"),
+    ("store vanished: ", "store vanished"),
+    (" is not writable: ", "is not writable"),
+    ("cannot write to the store: ", "cannot write to the store"),
+    ("has no room for a chunk's first frame", "has no room for a chunk's first frame"),
+    ("privacy: detection is behind: ", "privacy: detection is behind"),
+    ("privacy degraded: ", "privacy degraded"),
+    (" frames fully masked after detection failures", "frames fully masked after detection failures"),
+    ("clock: the kernel clock is not synchronised", "the kernel clock is not synchronised"),
+    ("clock: the kernel clock's maximum error ", "the kernel clock's maximum error"),
+    (" s behind the newest recording (was it set back?)", "the clock is behind the newest recording"),
+    ("edge clock: offset ", "edge clock: offset"),
+    ("edge clock: drift ", "edge clock: drift"),
+    ("uplink not connected: ", "uplink not connected"),
+    ("archive failing: ", "archive failing"),
+    ("archive lag ", "archive lag"),
+]
+
+
+def test_troubleshooting_explains_every_health_problem():
+    sources = "\n".join(path.read_text(encoding="utf-8") for path in (REPO / "Sources/AllSparkNode").rglob("*.swift"))
+    page = (REPO / "docs/guide/troubleshooting.md").read_text(encoding="utf-8")
+    gone = [code for code, _ in HEALTH_PROBLEMS if code not in sources]
+    assert not gone, f"health problems no longer in the sources (update the list and the page): {gone}"
+    missing = [words for _, words in HEALTH_PROBLEMS if words not in page]
+    assert not missing, f"health problems docs/guide/troubleshooting.md does not explain: {missing}"
