@@ -92,6 +92,6 @@ mkdir -p dist
 deb=dist/allspark-node_${version}_amd64.deb
 mv "dist/build/allspark-node_${version}_amd64.deb" "$deb"
 
-# Errors fail the build; the warnings kept are listed, with why, in README.md.
+# Errors fail the build; the warnings kept are listed, with why, in docs/design/appliance.md.
 lintian --fail-on error --info "$deb"
 echo "$deb ($(du -h "$deb" | cut -f1))"

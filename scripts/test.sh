@@ -3,8 +3,9 @@
 # (real libav, OpenCV, avahi-daemon), then the protocol/API tests, the dashboard's
 # browser tests and the camera suite (a real V4L2 driver in a VM), which drive the built
 # node binary from Python, the power-cut suite (3 seeded power cuts of a recording VM),
-# and the package suite (the .deb that scripts/package.sh builds, installed into a booted
-# Debian 12 with systemd). -rs prints why anything was skipped; each part's time is printed.
+# the package suite (the .deb that scripts/package.sh builds, installed into a booted
+# Debian 12 with systemd), and the documentation (links, page sizes, commands). -rs
+# prints why anything was skipped; each part's time is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -19,5 +20,5 @@ swift test --skip-build
 mark "Swift suites done"
 bash scripts/package.sh
 mark "package built"
-python3 -m pytest -q -rs --durations=10 Tests/protocol Tests/web Tests/camera Tests/powercut Tests/package
+python3 -m pytest -q -rs --durations=10 Tests/protocol Tests/web Tests/camera Tests/powercut Tests/package Tests/docs
 mark "Python suites done"

@@ -1,7 +1,7 @@
 """The Debian package in a booted Debian 12 (conftest.py): apt installs it with its real
 dependencies, systemd runs it as a hardened Type=notify service with a watchdog, template
-instances record side by side, an upgrade keeps the store and token, purge removes what the
-README says. The tests run in file order and share the one booted system."""
+instances record side by side, an upgrade keeps the store and token, purge removes what
+docs/guide/install.md says. The tests run in file order and share the one booted system."""
 import hashlib
 import json
 import re
