@@ -1,3 +1,4 @@
+import CFFmpeg
 import Crypto
 import Foundation
 import X509
@@ -18,6 +19,10 @@ public enum MediaSigningVerifier {
     ///   signing certificates; nil checks against the certificate the file carries.
     public static func verify(path: String, trustedPEM: String? = nil) throws -> SignedFootageReport {
         let reader = try ChunkReader(path: path)
+        // H.265's NAL headers are laid out otherwise: its footage would read as unsigned.
+        guard reader.codecParameters.pointee.codec_id == AV_CODEC_ID_H264 else {
+            throw VerifyError("only H.264 footage can be checked; this file's video is \(String(cString: avcodec_get_name(reader.codecParameters.pointee.codec_id)))")
+        }
         var accessUnits: [[UInt8]] = []
         reader.forEachPacket { packet in
             guard let data = packet.pointee.data else { return }
