@@ -295,6 +295,8 @@ def test_the_signing_endpoints_give_a_ca_anchor_the_signing_certificate_chains_u
     assert status == 200, chain
     served = pem_certificates(chain)
     assert anchors[0] in served and leaf[0] in served, "GET /api/signing/certificate holds the anchor and the signing certificate"
+    # The anchor first: a validator's -C reads the first certificate of its file.
+    assert served[0] == anchors[0], "GET /api/signing/certificate starts with the anchor"
 
 
 def test_the_validator_accepts_finished_chunks_under_the_nodes_anchor(recording, node_anchor, validator, tmp_path):
@@ -316,6 +318,14 @@ def test_the_validator_accepts_finished_chunks_under_the_nodes_anchor(recording,
         code, verified = verify(path, node_anchor)
         assert code == 0 and verified["status"] == "valid", repr(verified)
         assert_names_anchor(verified, node_anchor)
+
+    # The whole of GET /api/signing/certificate as the anchor file, as a user would save it.
+    status, _, chain = recording.request("/api/signing/certificate", headers=bearer())
+    assert status == 200, chain
+    served = tmp_path / "certificate.pem"
+    served.write_bytes(chain)
+    path = recording.store / finished_chunks(recording, 3)[1]["file"]
+    assert_validator_accepts(run_validator(validator, path, anchor=served), probe(path)["firstFrameMs"])
 
 
 def test_the_validator_accepts_a_clip_over_two_chunks_and_its_ffmpeg_remux(recording, node_anchor, validator, tmp_path):
