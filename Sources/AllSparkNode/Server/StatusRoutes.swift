@@ -91,6 +91,12 @@ struct StatusRoutes {
                 "newestMs": number(usage.newestMs),
                 "chunksEvicted": .number(Double(usage.chunksEvicted)),
                 "pinnedChunksEvicted": .number(Double(usage.pinnedChunksEvicted)),
+                "peakBytes": .number(Double(usage.peakBytes)),
+                "chunksEvictedByCap": .number(Double(usage.evictedByCap.chunks)),
+                "chunksEvictedByAge": .number(Double(usage.evictedByAge.chunks)),
+                "heldChunks": .number(Double(usage.heldChunks)),
+                "heldBytes": .number(Double(usage.heldBytes)),
+                "maxAgeHours": .number(services.live.config.videoBufferMaxAgeHours),
             ]),
             "uplink": .object([
                 "state": .string(uplink.phase.rawValue),
