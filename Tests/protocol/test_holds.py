@@ -14,9 +14,10 @@ TOKEN = "holds-test-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
-def cli(*arguments):
+def cli(*arguments, env=None):
+    """The command line as an operator runs it: with the node's configuration (here its environment)."""
     return subprocess.run([str(NODE_BIN), *arguments], capture_output=True, text=True, cwd=REPO, timeout=60,
-                          env={**os.environ, "ALLSPARK_CONFIG": "/dev/null"})
+                          env={**os.environ, "ALLSPARK_CONFIG": "/dev/null", **(env or {})})
 
 
 def status(node):
@@ -39,7 +40,8 @@ def place(node, start_ms, end_ms, reason="incident", **extra):
 def test_a_held_range_outlives_the_ring_a_lower_cap_and_kill_9_and_goes_when_released(make_node, tmp_path):
     store = tmp_path / "store"
     env = {"ALLSPARK_VIDEO_BUFFER_MAX_MB": "2"}
-    node = make_node("--token", TOKEN, store=store, chunk_ms=1000, env=env)
+    # A busy picture, so that the cap turns over in seconds.
+    node = make_node("--token", TOKEN, store=store, chunk_ms=1000, size="640x480", env=env)
     node.wait_healthy(headers=AUTH)
     first = node.wait_for_chunks(3, headers=AUTH)[:2]
 
@@ -81,7 +83,7 @@ def test_a_held_range_outlives_the_ring_a_lower_cap_and_kill_9_and_goes_when_rel
     # kill -9: the hold is on disk, and the restarted node keeps it.
     node.process.send_signal(signal.SIGKILL)
     node.process.wait()
-    restarted = make_node("--token", TOKEN, store=store, chunk_ms=1000, env=env)
+    restarted = make_node("--token", TOKEN, store=store, chunk_ms=1000, size="640x480", env=env)
     restarted.wait_healthy(headers=AUTH)
     assert [hold["id"] for hold in restarted.json("/api/holds", headers=AUTH)[1]["holds"]] == [hold_id]
     assert held_files <= {chunk["file"] for chunk in restarted.chunks(headers=AUTH)}
@@ -91,14 +93,18 @@ def test_a_held_range_outlives_the_ring_a_lower_cap_and_kill_9_and_goes_when_rel
     # Released through the CLI while the node records: the ring takes the chunks again.
     released = cli("hold", "release", hold_id, "--store", str(store))
     assert released.returncode == 0 and f"released {hold_id}" in released.stdout, released.stderr
+    # (The environment's cap is back in force after the restart: a lower one takes the oldest chunks at once.)
+    code, answer = restarted.json("/api/config", method="PUT", body={"videoBufferMaxMB": 0.5}, headers=AUTH)
+    assert code == 200, answer
     restarted.wait_until(lambda: not held_files & {chunk["file"] for chunk in restarted.chunks(headers=AUTH)},
-                         timeout=120, what="the released chunks evicted")
+                         timeout=60, what="the released chunks evicted")
     assert restarted.json("/api/holds", headers=AUTH)[1]["holds"] == []
 
 
 def test_the_share_limit_refuses_a_hold_that_would_pass_it_and_the_cli_holds_while_the_node_records(make_node, tmp_path):
     store = tmp_path / "store"
-    node = make_node("--token", TOKEN, store=store, chunk_ms=1000, env={"ALLSPARK_VIDEO_BUFFER_MAX_MB": "1"})
+    env = {"ALLSPARK_VIDEO_BUFFER_MAX_MB": "1"}
+    node = make_node("--token", TOKEN, store=store, chunk_ms=1000, env=env)
     node.wait_healthy(headers=AUTH)
     chunks = node.wait_for_chunks(3, headers=AUTH)
     now_ms = int(time.time() * 1000)
@@ -111,14 +117,14 @@ def test_the_share_limit_refuses_a_hold_that_would_pass_it_and_the_cli_holds_whi
 
     # The CLI with the node running: a hold of the next 3 s (in the future when placed).
     start = time.time() + 1
-    added = cli("hold", "add", str(start), str(start + 3), "--reason", "cli test", "--store", str(store), "--json")
+    added = cli("hold", "add", str(start), str(start + 3), "--reason", "cli test", "--store", str(store), "--json", env=env)
     assert added.returncode == 0, added.stderr
     hold = json.loads(added.stdout)
     assert hold["chunks"] == 0 and hold["expectedBytes"] > 0
     listed = json.loads(cli("hold", "list", "--store", str(store), "--json").stdout)
     assert [entry["id"] for entry in listed] == [hold["id"]]
     assert [entry["id"] for entry in node.json("/api/holds", headers=AUTH)[1]["holds"]] == [hold["id"]]
-    refused = cli("hold", "add", str(chunks[0]["startTime"]), str(start + 3600), "--reason", "too much", "--store", str(store))
+    refused = cli("hold", "add", str(chunks[0]["startTime"]), str(start + 3600), "--reason", "too much", "--store", str(store), env=env)
     assert refused.returncode != 0 and "the hold needs" in refused.stderr
     node.wait_until(lambda: any(c["holds"] == [hold["id"]] for c in node.chunks(headers=AUTH)),
                     timeout=60, what="a chunk recorded into the future hold")
