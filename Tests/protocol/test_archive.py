@@ -291,7 +291,7 @@ def test_archived_chunks_past_max_age_days_go_from_the_bucket_and_held_ones_stay
     # Another node's objects, as old as can be: never this node's to delete.
     foreign = "other/manifests/1000000000.000.json"
     s3.put_object(Bucket=bucket, Key=foreign, Body=b"{}")
-    node.wait_until(lambda: archived(node) >= 5, timeout=90, what="5 chunks archived")
+    node.wait_until(lambda: archive_status(node)["chunksArchived"] >= 5, timeout=90, what="5 chunks archived")
     first, second = [m for m in sorted(manifests(s3, bucket, "aged/"), key=lambda m: m["firstFrameMs"])][:2]
     # One hold on the node itself, one in the bucket's holds record (as `fleet hold` leaves for a node that is down).
     code, placed = node.json("/api/holds", method="POST",
