@@ -94,6 +94,8 @@ struct StatusRoutes {
                 "peakBytes": .number(Double(usage.peakBytes)),
                 "chunksEvictedByCap": .number(Double(usage.evictedByCap.chunks)),
                 "chunksEvictedByAge": .number(Double(usage.evictedByAge.chunks)),
+                "bytesEvictedByCap": .number(Double(usage.evictedByCap.bytes)),
+                "bytesEvictedByAge": .number(Double(usage.evictedByAge.bytes)),
                 "heldChunks": .number(Double(usage.heldChunks)),
                 "heldBytes": .number(Double(usage.heldBytes)),
                 "maxAgeHours": .number(services.live.config.videoBufferMaxAgeHours),

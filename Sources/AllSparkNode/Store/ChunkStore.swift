@@ -218,7 +218,7 @@ public final class ChunkStore: Sendable {
             guard state.retention.maxAgeMs > 0, identity.problem() == nil else { return [] }
             let cutoffMs = nowMs - state.retention.maxAgeMs
             guard state.chunks.contains(where: { $0.endMs < cutoffMs }) else { return [] }
-            return withCurrentHolds(&state) { state, policy in
+            return withCurrentHolds(&state, nowMs: nowMs) { state, policy in
                 let expired = policy.expired(in: state.chunks, cutoffMs: cutoffMs)
                 for chunk in expired {
                     remove(&state, at: state.chunks.firstIndex(of: chunk)!, cause: .age, reason: "older than the age limit")
@@ -329,7 +329,7 @@ public final class ChunkStore: Sendable {
     private func evictOldest(_ state: inout State, reason: String) -> ChunkRecord? {
         // A vanished store keeps its index: its chunks are listed, and served when it returns.
         guard !state.chunks.isEmpty, identity.problem() == nil else { return nil }
-        return withCurrentHolds(&state) { state, policy in
+        return withCurrentHolds(&state, nowMs: WallClock.nowMs()) { state, policy in
             guard let index = policy.nextForRoom(in: state.chunks) else {
                 logger.warning("only held chunks are left to evict (\(reason)); holds take \(state.committedBytes) of \(state.capBytes) bytes")
                 return nil
@@ -341,11 +341,11 @@ public final class ChunkStore: Sendable {
     /// Runs `body` with the holds as the file has them, under the holds lock (shared), so
     /// that no hold is added between reading the holds and deleting a chunk. Nil when the
     /// lock cannot be taken: then nothing is deleted.
-    private func withCurrentHolds<T>(_ state: inout State, _ body: (inout State, EvictionPolicy) -> T) -> T? {
+    private func withCurrentHolds<T>(_ state: inout State, nowMs: Int64, _ body: (inout State, EvictionPolicy) -> T) -> T? {
         do {
             return try HoldsLock.withLock(directory: directory, exclusive: false) {
                 refreshHolds(&state)
-                return body(&state, EvictionPolicy(heldStamps: heldStamps(state, nowMs: WallClock.nowMs()), pins: state.pins))
+                return body(&state, EvictionPolicy(heldStamps: heldStamps(state, nowMs: nowMs), pins: state.pins))
             }
         } catch {
             logger.error("no chunk deleted: \(error)")
