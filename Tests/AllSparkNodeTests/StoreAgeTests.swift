@@ -26,12 +26,14 @@ struct StoreAgeTests {
         #expect(test.store.nextAgeEviction(nowMs: nowMs).map { $0.atMs } == test.store.allChunks[1].endMs + 60_000)
     }
 
-    @Test("without an age limit nothing goes for age, however old")
+    @Test("without an age limit nothing goes for age, however old; with one, the oldest go first, a batch at a time")
     func noLimitKeepsEverything() throws {
         let test = try TestStore(chunks: 3, label: "age-off")
         #expect(test.store.evictExpired(nowMs: .max / 2).isEmpty)
         #expect(test.store.nextAgeEviction() == nil)
         test.store.setRetention(RetentionPolicy(maxAgeMs: 1000, heldShare: 0.5))
-        #expect(test.store.evictExpired(nowMs: TestStore.startMs(10)).count == 3)
+        let oldestTwo = Array(test.stamps.prefix(2))
+        #expect(test.store.evictExpired(nowMs: TestStore.startMs(10), atMost: 2).map(\.stamp) == oldestTwo, "oldest first, a batch at a time")
+        #expect(test.store.evictExpired(nowMs: TestStore.startMs(10)).count == 1)
     }
 }

@@ -209,17 +209,19 @@ public final class ChunkStore: Sendable {
         state.withLock { evictOldest(&$0, reason: "asked to") }
     }
 
-    /// Deletes every chunk whose last frame is older than the age limit at `nowMs`, but held
-    /// ones and those an upload is reading (they go at the next call after it). Nothing
-    /// without an age limit. Returns the chunks deleted.
+    /// Deletes the chunks whose last frame is older than the age limit at `nowMs`, oldest
+    /// first and at most `atMost` of them (the recorder waits for the store's lock meanwhile:
+    /// a limit set on weeks of footage is worked off in turns), but held ones and those an
+    /// upload is reading (they go at the next call after it). Nothing without an age limit.
+    /// Returns the chunks deleted.
     @discardableResult
-    public func evictExpired(nowMs: Int64 = WallClock.nowMs()) -> [ChunkRecord] {
+    public func evictExpired(nowMs: Int64 = WallClock.nowMs(), atMost: Int = 256) -> [ChunkRecord] {
         state.withLock { state in
             guard state.retention.maxAgeMs > 0, identity.problem() == nil else { return [] }
             let cutoffMs = nowMs - state.retention.maxAgeMs
             guard state.chunks.contains(where: { $0.endMs < cutoffMs }) else { return [] }
             return withCurrentHolds(&state, nowMs: nowMs) { state, policy in
-                let expired = policy.expired(in: state.chunks, cutoffMs: cutoffMs)
+                let expired = Array(policy.expired(in: state.chunks, cutoffMs: cutoffMs).prefix(atMost))
                 for chunk in expired {
                     remove(&state, at: state.chunks.firstIndex(of: chunk)!, cause: .age, reason: "older than the age limit")
                 }
