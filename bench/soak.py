@@ -21,9 +21,10 @@ distinct error line, warnings by kind; and its exit status.
 
 With --holds, retention is on as well: once there is footage, a hold on the first two
 chunks, a hold on 5 s that starts a minute later (footage still to come), and an age limit
-of 0.01 h (36 s) set while it runs; every 10 s the sample also checks that every held chunk
-is still listed, that no chunk older than the limit and a minute (the issue's bound) is left
-but held ones, and the store's peak against its cap.
+of 0.004 h (14.4 s, less than the ring keeps under this cap, so both delete) set while it
+runs; every 10 s the sample also checks that every held chunk is still listed, that no
+chunk older than the limit and a minute is left but held ones, and the store's peak
+against its cap.
 
 Usage: bench/soak.py [--node BIN] [--minutes 15] [--size 640x360] [--fps 30] [--log FILE] [--holds]
 """
@@ -55,7 +56,7 @@ BUCKET = "soak"
 # Room for what the archive takes: the OSD keeps the bucket in memory (at 640x360, 30 fps
 # the chunks and their files come to about 7 MB a minute; 1 GiB at least).
 ARCHIVE_MIB_PER_MINUTE = 20
-MAX_AGE_HOURS = 0.01
+MAX_AGE_HOURS = 0.004
 
 
 def process_facts(pid):

@@ -120,6 +120,21 @@ struct StoreHoldsTests {
         #expect(problem.contains("release a hold first"))
     }
 
+    @Test("overlapping holds count their chunks and their footage to come once")
+    func overlappingHoldsCountOnce() throws {
+        let test = try TestStore(chunks: 3, label: "holds-overlap")
+        let chunks = test.store.allChunks
+        let budget = HoldShareBudget(capBytes: 1 << 30, share: 0.5, bytesPerMs: 10)
+        let newestEnd = chunks.last!.endMs
+        let first = Hold(startMs: chunks[0].startMs, endMs: newestEnd + 1000, reason: "a", createdMs: 0, expiresMs: nil)
+        let second = Hold(startMs: chunks[1].startMs, endMs: newestEnd + 3000, reason: "b", createdMs: 0, expiresMs: nil)
+        let demand = budget.demand(of: [first, second], chunks: chunks, nowMs: newestEnd)
+        #expect(demand.recordedBytes == 3 * test.oneChunk)
+        #expect(demand.expectedBytes == 3000 * 10, "the 3 s after the newest frame, once")
+        let lapsed = Hold(startMs: chunks[0].startMs, endMs: chunks[0].endMs + 1, reason: "c", createdMs: 0, expiresMs: 5)
+        #expect([first, lapsed].active(atMs: 10) == [first])
+    }
+
     @Test("bad hold requests are refused with what is wrong")
     func badRequests() {
         #expect(throws: HoldError.invalid("start must be before end")) { try HoldRequest(startMs: 2000, endMs: 1000, reason: "x") }

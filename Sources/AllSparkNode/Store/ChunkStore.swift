@@ -57,6 +57,8 @@ public final class ChunkStore: Sendable {
         lock = try StoreLock(directory: directory)
         identity = try StoreIdentity(directory: directory)
         holdLedger = HoldLedger(directory: directory)
+        // The lock file is made now: on a disk that fills up later, eviction must not need a new file.
+        try HoldsLock.withLock(directory: directory, exclusive: false) {}
         let holdsVersion = holdLedger.file.version()
         let holds = try holdLedger.file.read()
         let chunks = ChunkIndexBuilder(directory: directory, logger: logger).rebuild()
