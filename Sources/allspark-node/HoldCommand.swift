@@ -24,9 +24,13 @@ struct HoldCommand: ParsableCommand {
             let config = try configOptions.load()
             let request = try span.request()
             let ledger = try HoldCommand.ledger(config)
+            // Read before the lock: reading a large store's index takes a while, and a running
+            // node waits for the lock before it evicts. A chunk evicted meanwhile only makes
+            // the share check stricter.
+            let stored = try ChunkCatalog.read(directory: config.storeDirectory)
             let placement = try HoldCommand.validated {
                 try ledger.add(
-                    request, chunks: { (try? ChunkCatalog.read(directory: config.storeDirectory)) ?? [] },
+                    request, chunks: { stored },
                     budget: { HoldShareBudget(capBytes: config.capBytes, share: config.videoBufferMaxHeldShare, recentChunks: $0) })
             }
             if json {

@@ -18,7 +18,8 @@ public struct HoldLedger: Sendable {
     }
 
     /// Adds the hold `request` asks for, unless it would take the holds past the share.
-    /// `chunks` is read under the lock: the chunks in the store at that moment. A request
+    /// `chunks` is called under the lock: the chunks in the store (the node's index; the
+    /// command line reads the directory before, not to keep the node waiting). A request
     /// carrying the id of a hold already on file with the same span is answered with that
     /// hold (the fleet retries a node), so it is placed once.
     public func add(
