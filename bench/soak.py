@@ -231,6 +231,8 @@ async def sample(arguments, node, port, token, edge, store, holds):
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     while time.monotonic() - started < arguments.minutes * 60:
         await asyncio.sleep(10)
+        if node.poll() is not None:
+            raise RuntimeError(f"the node exited by itself after {(time.monotonic() - started) / 60:.1f} min, status {node.returncode}")
         rss, fds, threads = process_facts(node.pid)
         ring, other = store_bytes(store)
         status = json.loads(await asyncio.get_running_loop().run_in_executor(
