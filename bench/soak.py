@@ -70,11 +70,16 @@ def store_bytes(store):
     rest: the archive journal, ids, runtime config)."""
     ring = other = 0
     for entry in os.scandir(store):
-        if entry.is_file():
-            if entry.name.startswith(("chunk_", ".chunk_", "timestamps_")):
-                ring += entry.stat().st_size
-            else:
-                other += entry.stat().st_size
+        try:
+            if not entry.is_file():
+                continue
+            size = entry.stat().st_size
+        except FileNotFoundError:
+            continue  # evicted between the listing and the stat
+        if entry.name.startswith(("chunk_", ".chunk_", "timestamps_")):
+            ring += size
+        else:
+            other += size
     return ring, other
 
 

@@ -284,14 +284,14 @@ def test_bad_credentials_or_a_missing_bucket_are_reported_and_recording_goes_on(
 
 def test_archived_chunks_past_max_age_days_go_from_the_bucket_and_held_ones_stay(make_node, radosgw, bucket, tmp_path):
     s3 = radosgw.s3()
-    max_age_days = 0.0003  # 25.9 s
+    max_age_days = 0.0002  # 17.3 s
     store = tmp_path / "store"
     env = archive_env(radosgw, ALLSPARK_ARCHIVE_MAX_AGE_DAYS=str(max_age_days))
     node = make_node(*archive_args(radosgw, bucket, "aged/"), store=store, chunk_ms=1000, env=env)
     # Another node's objects, as old as can be: never this node's to delete.
     foreign = "other/manifests/1000000000.000.json"
     s3.put_object(Bucket=bucket, Key=foreign, Body=b"{}")
-    node.wait_until(lambda: archive_status(node)["chunksArchived"] >= 5, timeout=90, what="5 chunks archived")
+    node.wait_until(lambda: archive_status(node)["chunksArchived"] >= 3, timeout=90, what="3 chunks archived")
     first, second = [m for m in sorted(manifests(s3, bucket, "aged/"), key=lambda m: m["firstFrameMs"])][:2]
     # One hold on the node itself, one in the bucket's holds record (as `fleet hold` leaves for a node that is down).
     code, placed = node.json("/api/holds", method="POST",
@@ -311,8 +311,8 @@ def test_archived_chunks_past_max_age_days_go_from_the_bucket_and_held_ones_stay
     for name in status["lastDeletedFiles"]:
         assert name not in remaining and f"aged/{name}" not in objects
         assert f"aged/{name.replace('chunk_', 'timestamps_').rsplit('.', 1)[0]}.txt" not in objects
-    # Nothing past the limit (and a pass's 20 s, and a margin) is left but held chunks.
-    cutoff_ms = time.time() * 1000 - max_age_days * 86_400_000 - 20_000 - 10_000
+    # Nothing past the limit (and a pass's 10 s, and a margin) is left but held chunks.
+    cutoff_ms = time.time() * 1000 - max_age_days * 86_400_000 - 10_000 - 10_000
     assert not [m["chunkFile"] for m in remaining.values()
                 if m["lastFrameMs"] < cutoff_ms and m["chunkFile"] not in (first["chunkFile"], second["chunkFile"])]
     assert foreign in keys(s3, bucket, "other/")
