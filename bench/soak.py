@@ -19,7 +19,14 @@ growth from the end of the first minute to the end, then what the node logged (i
 kept in --log) while it ran and after it was told to stop (SIGTERM): lines by level, every
 distinct error line, warnings by kind; and its exit status.
 
-Usage: bench/soak.py [--node BIN] [--minutes 15] [--size 640x360] [--fps 30] [--log FILE]
+With --holds, retention is on as well: once there is footage, a hold on the first two
+chunks, a hold on 5 s that starts a minute later (footage still to come), and an age limit
+of 0.004 h (14.4 s, less than the ring keeps under this cap, so both delete) set while it
+runs; every 10 s the sample also checks that every held chunk is still listed, that no
+chunk older than the limit and a minute is left but held ones, and the store's peak
+against its cap.
+
+Usage: bench/soak.py [--node BIN] [--minutes 15] [--size 640x360] [--fps 30] [--log FILE] [--holds]
 """
 import argparse
 import asyncio
@@ -49,6 +56,7 @@ BUCKET = "soak"
 # Room for what the archive takes: the OSD keeps the bucket in memory (at 640x360, 30 fps
 # the chunks and their files come to about 7 MB a minute; 1 GiB at least).
 ARCHIVE_MIB_PER_MINUTE = 20
+MAX_AGE_HOURS = 0.004
 
 
 def process_facts(pid):
@@ -62,11 +70,16 @@ def store_bytes(store):
     rest: the archive journal, ids, runtime config)."""
     ring = other = 0
     for entry in os.scandir(store):
-        if entry.is_file():
-            if entry.name.startswith(("chunk_", ".chunk_", "timestamps_")):
-                ring += entry.stat().st_size
-            else:
-                other += entry.stat().st_size
+        try:
+            if not entry.is_file():
+                continue
+            size = entry.stat().st_size
+        except FileNotFoundError:
+            continue  # evicted between the listing and the stat
+        if entry.name.startswith(("chunk_", ".chunk_", "timestamps_")):
+            ring += size
+        else:
+            other += size
     return ring, other
 
 
@@ -132,6 +145,35 @@ async def poll_like_the_dashboard(port, token, counts):
     counts["polls"] += 1
 
 
+def send_json(url, token, method, body):
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), method=method,
+                                     headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def place_holds(port, token, saved):
+    """The first two chunks held, 5 s starting a minute from now held, and the age limit on;
+    returns the held chunks' files (the future hold's are found as they are recorded)."""
+    base = f"http://127.0.0.1:{port}"
+    past = send_json(f"{base}/api/holds", token, "POST",
+                     {"start": saved[0]["startTime"], "end": saved[1]["endTime"] + 0.001, "reason": "soak: the first two chunks"})
+    now = time.time()
+    future = send_json(f"{base}/api/holds", token, "POST", {"start": now + 60, "end": now + 65, "reason": "soak: a minute from now"})
+    send_json(f"{base}/api/config", token, "PUT", {"videoBufferMaxAgeHours": MAX_AGE_HOURS})
+    return set(past["chunks"]), future["hold"]["id"]
+
+
+def retention_facts(port, token, held, future_id):
+    """(held chunks listed, held chunks missing, unheld chunks past the age limit and a minute)."""
+    chunks = json.loads(get(f"http://127.0.0.1:{port}/api/chunks", token))["chunks"]
+    held |= {chunk["file"] for chunk in chunks if future_id in chunk["holds"]}
+    listed = {chunk["file"] for chunk in chunks}
+    stale_ms = time.time() * 1000 - MAX_AGE_HOURS * 3_600_000 - 60_000
+    stale = [chunk["file"] for chunk in chunks if chunk["endMs"] < stale_ms and not chunk["holds"]]
+    return len(held & listed), len(held - listed), len(stale)
+
+
 async def cut_clip(port, token, counts):
     """A clip of 3 s, as the dashboard's range picker asks for one."""
     now = time.time()
@@ -167,7 +209,8 @@ async def soak(arguments, radosgw, store, log):
         await edge.wait_for(lambda: edge.client_names, timeout=60, what="the node's uplink")
         # The load starts once there is footage to ask for (and a frame for the snapshot).
         await edge.wait_for(lambda: len(edge.chunk_saved) >= 4, timeout=60, what="4 chunks saved")
-        samples, counts = await sample(arguments, node, port, token, edge, store)
+        holds = await loop.run_in_executor(None, place_holds, port, token, edge.chunk_saved[:2]) if arguments.holds else None
+        samples, counts = await sample(arguments, node, port, token, edge, store, holds)
     finally:
         # What the log holds by now was logged while the node ran; the rest, while it stopped.
         stop_offset = os.path.getsize(log.name)
@@ -179,7 +222,7 @@ async def soak(arguments, radosgw, store, log):
     return samples, counts, stop_offset
 
 
-async def sample(arguments, node, port, token, edge, store):
+async def sample(arguments, node, port, token, edge, store, holds):
     counts = collections.Counter()
     workers = [asyncio.create_task(every(5, "upload", counts, lambda: ask_for_footage(port, token, counts))),
                asyncio.create_task(every(5, "uplink", counts, lambda: ask_over_the_uplink(edge, counts))),
@@ -193,6 +236,8 @@ async def sample(arguments, node, port, token, edge, store):
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     while time.monotonic() - started < arguments.minutes * 60:
         await asyncio.sleep(10)
+        if node.poll() is not None:
+            raise RuntimeError(f"the node exited by itself after {(time.monotonic() - started) / 60:.1f} min, status {node.returncode}")
         rss, fds, threads = process_facts(node.pid)
         ring, other = store_bytes(store)
         status = json.loads(await asyncio.get_running_loop().run_in_executor(
@@ -204,7 +249,13 @@ async def sample(arguments, node, port, token, edge, store):
                   "uplink": counts["uplink rounds"], "uplink state": status["uplink"]["state"],
                   "archived": archive["chunksArchived"], "archived bytes": archive["bytesArchived"],
                   "backlog": archive["backlogChunks"], "lag": archive["lagMs"] / 1000,
-                  "unarchived": archive["evictedBeforeArchive"], "archive failures": archive["uploadFailures"]}
+                  "unarchived": archive["evictedBeforeArchive"], "archive failures": archive["uploadFailures"],
+                  "peak": status["store"]["peakBytes"], "cap": status["store"]["capBytes"],
+                  "by cap": status["store"]["chunksEvictedByCap"], "by age": status["store"]["chunksEvictedByAge"],
+                  "bytes by cap": status["store"]["bytesEvictedByCap"]}
+        if holds:
+            sample["held"], sample["held lost"], sample["stale"] = await asyncio.get_running_loop().run_in_executor(
+                None, retention_facts, port, token, *holds)
         samples.append(sample)
         print(f"| {sample['minute']:.1f} | {rss:.1f} | {fds} | {threads} | {ring / 1024:.0f} | {other / 1024:.0f} | "
               f"{sample['evicted']} | {sample['dropped']} | {sample['uploads']} | {sample['uplink']} | "
@@ -276,6 +327,13 @@ def summarise(samples, counts, log_path, stop_offset):
           f"backlog at most {max(s['backlog'] for s in samples)} chunks, lag at most {max(s['lag'] for s in samples):.1f} s, "
           f"{last['unarchived']} evicted before archived, {last['archive failures']} failed uploads")
     log = log_path.read_bytes()
+    print(f"Store: peak {last['peak'] / 1024:.0f} KiB of the {last['cap'] / 1024:.0f} KiB cap "
+          f"(peak / cap {last['peak'] / last['cap']:.3f}); {last['by cap']} chunks deleted by the cap "
+          f"({last['bytes by cap'] / last['cap']:.1f} cap turnovers), {last['by age']} by age")
+    if "held" in last:
+        print(f"Holds: {last['held']} held chunks listed at the end, held chunks lost at most {max(s['held lost'] for s in samples)}; "
+              f"unheld chunks older than the age limit and a minute: at most {max(s['stale'] for s in samples)} "
+              f"(age limit {MAX_AGE_HOURS} h)")
     print(f"Log: {log_path}")
     report_log("While it ran", log[:stop_offset].decode(errors="replace"))
     report_log("After SIGTERM", log[stop_offset:].decode(errors="replace"))
@@ -289,6 +347,7 @@ def main():
     parser.add_argument("--size", default="640x360")
     parser.add_argument("--fps", default="30")
     parser.add_argument("--log", help="where the node's stderr goes (default: beside the store, removed)")
+    parser.add_argument("--holds", action="store_true", help="holds and an age limit on (see above)")
     arguments = parser.parse_args()
     memstore = max(1024, int(arguments.minutes * ARCHIVE_MIB_PER_MINUTE)) << 20
     radosgw = Radosgw(memstore_bytes=memstore)

@@ -62,6 +62,12 @@ struct ArchiveStatusCommand: AsyncParsableCommand {
             print("ring: \(summary.ringChunks) chunks, \(summary.ringChunksArchived) archived, \(summary.ringChunksWaiting) waiting"
                 + (summary.oldestWaitingMs.map { " (oldest from \(ArchiveCommand.iso($0)))" } ?? ""))
             print("bucket: \(summary.archivedChunks) chunks, \(ArchiveCommand.iso(summary.oldestArchivedMs)) to \(ArchiveCommand.iso(summary.newestArchivedMs))")
+            let deleted = summary.deletedByAge
+            if summary.maxAgeDays > 0 || deleted.chunksDeleted > 0 {
+                print("deleted by age (archive.maxAgeDays \(summary.maxAgeDays)): \(deleted.chunksDeleted) chunks, \(deleted.bytesDeleted) bytes"
+                    + (deleted.lastDeletionMs.map { "; last at \(ArchiveCommand.iso($0)): \(deleted.lastDeletionChunks) chunks, \(deleted.lastDeletionBytes) bytes (\(deleted.lastDeletedFiles.joined(separator: ", ")))" } ?? ""))
+                if let error = deleted.lastPassError { print("last age deletion pass failed: \(error)") }
+            }
         }
     }
 }

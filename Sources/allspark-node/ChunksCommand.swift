@@ -22,10 +22,16 @@ struct ChunksCommand: ParsableCommand {
         guard startMs <= endMs else { throw ValidationError("--from must not be after --to") }
         let chunks = try ChunkCatalog.read(directory: config.storeDirectory)
             .filter { $0.overlaps(startMs: startMs, endMs: endMs) }
+        let holds: [Hold]
+        do {
+            holds = try HoldLedger(directory: URL(fileURLWithPath: config.storeDirectory)).list()
+        } catch let error as HoldError {
+            throw ValidationError(error.description)
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            print(String(decoding: try encoder.encode(chunks.map(ChunkListing.init)), as: UTF8.self))
+            print(String(decoding: try encoder.encode(chunks.map { ChunkListing($0, holds: holds.ids(covering: $0)) }), as: UTF8.self))
             return
         }
         if chunks.isEmpty {
@@ -34,11 +40,12 @@ struct ChunksCommand: ParsableCommand {
         }
         print("file                              start (UTC)               duration   frames        bytes")
         for chunk in chunks {
-            let listing = ChunkListing(chunk)
+            let listing = ChunkListing(chunk, holds: holds.ids(covering: chunk))
             print(
                 listing.file.padding(toLength: 34, withPad: " ", startingAt: 0)
                     + listing.startISO.padding(toLength: 26, withPad: " ", startingAt: 0)
-                    + String(format: "%7.2f s %8d %12lld", Double(listing.durationMs) / 1000, listing.frames, listing.bytes))
+                    + String(format: "%7.2f s %8d %12lld", Double(listing.durationMs) / 1000, listing.frames, listing.bytes)
+                    + (listing.holds.isEmpty ? "" : "  held by " + listing.holds.joined(separator: ", ")))
         }
         let total = chunks.reduce(Int64(0)) { $0 + $1.totalBytes }
         print("\(chunks.count) chunks, \(total) bytes")
@@ -66,8 +73,10 @@ struct ChunkListing: Encodable {
     let frames: Int
     let bytes: Int64
     let timestampsBytes: Int64
+    /// Ids of the holds that keep the chunk; empty when the ring may take it.
+    let holds: [String]
 
-    init(_ chunk: ChunkRecord) {
+    init(_ chunk: ChunkRecord, holds: [String]) {
         file = chunk.fileName
         timestampsFile = chunk.timestampsFileName
         startMs = chunk.startMs
@@ -77,5 +86,6 @@ struct ChunkListing: Encodable {
         frames = chunk.frameCount
         bytes = chunk.chunkBytes
         timestampsBytes = chunk.timestampsBytes
+        self.holds = holds
     }
 }

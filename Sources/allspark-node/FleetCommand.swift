@@ -5,8 +5,8 @@ import Logging
 
 struct FleetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "fleet", abstract: "Every node mDNS or the archive bucket knows: list them, fetch one time range from all.",
-        subcommands: [FleetListCommand.self, FleetFetchCommand.self])
+        commandName: "fleet", abstract: "Every node mDNS or the archive bucket knows: list them, fetch one time range from all, hold one on all.",
+        subcommands: [FleetListCommand.self, FleetFetchCommand.self, FleetHoldCommand.self])
 }
 
 /// Where the fleet is found: the config's archive bucket (or these flags) and mDNS.
@@ -103,14 +103,9 @@ struct FleetFetchCommand: AsyncParsableCommand {
     var to: String
     @Option(help: "Output folder.")
     var out: String
-    @Option(help: "Only these nodes (names or ids, comma-separated).")
-    var nodes: String?
+    @OptionGroup var targets: FleetTargetOptions
     @Flag(help: "One clip of the range per live node (/api/clip) instead of its chunks.")
     var clip = false
-    @Option(help: "The API token of every node.")
-    var token: String?
-    @Option(help: "A file of `name: token` lines, one per node.")
-    var tokens: String?
     @Option(help: "Nodes fetched at once.")
     var parallel = 8
 
@@ -122,15 +117,8 @@ struct FleetFetchCommand: AsyncParsableCommand {
         let startMs = try ChunksCommand.parseTime(from, option: "--from")
         let endMs = try ChunksCommand.parseTime(to, option: "--to")
         guard startMs < endMs else { throw ValidationError("--from must be before --to (the range is backwards or empty)") }
-        var fleetTokens = FleetTokens(shared: token)
-        if let tokens {
-            do {
-                fleetTokens.byNode = try FleetTokens.parse(String(contentsOfFile: tokens, encoding: .utf8), file: tokens)
-            } catch {
-                throw ValidationError("--tokens: \(error)")
-            }
-        }
-        let names = nodes.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        let fleetTokens = try targets.fleetTokens()
+        let names = targets.names
         let request = FleetFetcher.Request(
             startMs: startMs, endMs: endMs, output: URL(fileURLWithPath: out), nodes: names, clip: clip, tokens: fleetTokens, parallelNodes: parallel)
         let report = try await fleet.withFleet { http, bucket, discovery in

@@ -4,7 +4,8 @@
 # reports what survived the last cut as the node lists it after its own recovery, then
 # keeps writing what the cut should catch: chunks and evictions always, and token
 # rotations, runtime-config writes or archive uploads (each one a line appended to the
-# archive journal) in a tight loop. Everything reaches the host as lines appended to EVENTS,
+# archive journal) in a tight loop. Each boot also reports the holds the last cut left,
+# releases them and holds the first chunk it records, so that the cut finds a hold on disk. Everything reaches the host as lines appended to EVENTS,
 # a file in a folder shared with the host (the console reaches the host only when the guest
 # ends, and a cut guest never ends).
 # Usage: guest.sh EVENTS NODE_BINARY ACTIVITY [ARCHIVE_ENV]
@@ -87,6 +88,25 @@ done
 say "CHECKED $(now)"
 
 TOKEN=$(cat "$STORE/.allspark-token")
+# The holds the last cut left (the host checks the last boot's hold is among them and its
+# chunk still listed), released so they do not add up over the boots; then a hold on the
+# first chunk of this boot, which the 0.25 MiB cap below would evict within seconds.
+holds=$(curl -s -H "Authorization: Bearer $TOKEN" "$API/api/holds")
+say "HOLDS $(echo "$holds" | python3 -c 'import json, sys; print(json.dumps([h["id"] for h in json.load(sys.stdin)["holds"]]))')"
+for id in $(echo "$holds" | python3 -c 'import json, sys; print(" ".join(h["id"] for h in json.load(sys.stdin)["holds"]))'); do
+    curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $TOKEN" "$API/api/holds/$id"
+done
+for _ in $(seq 100); do
+    first=$(curl -s -H "Authorization: Bearer $TOKEN" "$API/api/chunks?start=$((BOOT_MS / 1000 + 1))" \
+        | python3 -c 'import json, sys; c = json.load(sys.stdin)["chunks"]; print(c[0]["file"], c[0]["startMs"], c[0]["endMs"]) if c else None')
+    [ -n "$first" ] && break
+    sleep 0.5
+done
+read -r held_file held_start held_end <<< "$first"
+held=$(curl -s -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+    -d "{\"start\": $held_start.0e-3, \"end\": $((held_end + 1)).0e-3, \"reason\": \"power-cut rig\"}" "$API/api/holds" \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)["hold"]["id"])') && say "HELD $held $held_file" \
+    || say "FAILED no hold placed on $held_file"
 curl -s -o /dev/null -X PUT -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
     -d '{"videoBufferMaxMB": 0.25}' "$API/api/config" || say "FAILED the cap could not be set"
 

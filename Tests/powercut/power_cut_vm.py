@@ -112,6 +112,11 @@ class Cut:
     journal_problems: list = field(default_factory=list)
     not_in_bucket: list = field(default_factory=list)
     restarted: bool = False
+    # The hold the boot placed before the cut (id, chunk file), the holds file the cut left,
+    # and the hold ids the next boot's node reported.
+    held: tuple = None
+    holds_text: str = ""
+    holds_after: list = field(default_factory=list)
     listed: list = field(default_factory=list)
     checks: list = field(default_factory=list)
 
@@ -155,6 +160,25 @@ class Cut:
         cap = values.get("videoBufferMaxMB")
         if cap is None or float(cap) not in (0.25, 0.5):
             return f"runtime config holds an unexpected cap: {self.runtime_text!r}"
+        return None
+
+    def lost_hold(self):
+        """None when the holds file is whole, holds the hold placed before the cut, and the
+        next boot's node kept it and its chunk; else what went wrong."""
+        if self.held is None:
+            return None
+        hold_id, held_file = self.held
+        try:
+            contents = json.loads(self.holds_text)
+            ids = [hold["id"] for hold in contents["holds"]]
+        except (ValueError, KeyError, TypeError) as error:
+            return f"holds file is not whole ({error}): {self.holds_text[:200]!r}"
+        if hold_id not in ids:
+            return f"hold {hold_id} placed before the cut is not in the holds file: {ids}"
+        if hold_id not in self.holds_after:
+            return f"hold {hold_id} is not among the holds the next boot reported: {self.holds_after}"
+        if held_file not in [chunk["file"] for chunk in self.listed]:
+            return f"the held chunk {held_file} is gone after the cut"
         return None
 
     def read_journal(self):
@@ -334,6 +358,8 @@ class PowerCutRig:
             token = store / ".allspark-token"
             runtime = store / ".allspark-runtime.yaml"
             journal = store / ".allspark-archive.jsonl"
+            holds = store / ".allspark-holds.json"
+            cut.holds_text = holds.read_text(errors="replace") if holds.exists() else ""
             cut.token_text = token.read_text() if token.exists() else ""
             cut.runtime_text = runtime.read_text() if runtime.exists() else ""
             cut.journal_text = journal.read_text(errors="replace") if journal.exists() else ""
@@ -368,6 +394,7 @@ class PowerCutRig:
                     previous = done[-1]
                     previous.restarted = True
                     previous.listed = listed_now
+                    previous.holds_after = json.loads(boot.wait_for("HOLDS ")[len("HOLDS "):])
                     for line in boot.find("CHECK "):
                         _, name, frames, decoded, errors = line.split()
                         previous.checks.append({"file": name, "frames": int(frames), "decoded": int(decoded), "errors": int(errors)})
@@ -376,6 +403,8 @@ class PowerCutRig:
                     break
                 # Under emulation a token rotation (a process start) takes seconds: the cut
                 # comes once the activity is under way, at a random moment of it.
+                # Every cut finds a hold on disk: the boot holds its first chunk before its activity.
+                boot.wait_for("HELD ")
                 marker = {"token": "ROTATED", "config": "CONFIG", "archive": "ARCHIVED"}.get(activity)
                 if marker:
                     boot.wait_for(marker)
@@ -385,6 +414,8 @@ class PowerCutRig:
                           guest_clock=boot.guest_clock())
                 cut.tokens_seen = [line.split()[2] for line in boot.find("ROTATED ")]
                 cut.configs_seen = [line.split()[1] for line in boot.find("CONFIG ")]
+                held = boot.find("HELD ")
+                cut.held = tuple(held[-1].split()[1:3]) if held else None
                 archived = boot.find("ARCHIVED ")
                 cut.archived_seen = int(archived[-1].split()[1]) if archived else 0
                 self.inspect(cut)
@@ -406,6 +437,8 @@ def summary(cuts):
         "torn_tokens": sum(cut.torn_token() is not None for cut in cuts),
         "torn_runtime_configs": sum(cut.torn_runtime_config() is not None for cut in cuts),
         "torn_journals": sum(bool(cut.journal_problems) for cut in cuts),
+        "holds_placed": sum(cut.held is not None for cut in cuts),
+        "holds_lost": sum(cut.lost_hold() is not None for cut in cuts),
         "journal_torn_last_lines": sum(bool(cut.journal_torn_tail) for cut in cuts),
         "journal_chunks_checked_in_bucket": sum(len(cut.journal_stamps) for cut in cuts),
         "journal_chunks_not_in_bucket": sum(len(cut.not_in_bucket) for cut in cuts),

@@ -1,7 +1,7 @@
 """Three power cuts at random moments (seeded) while the node records and evicts: one while
 it rotates its token, one while it rewrites its runtime config, one while it only records;
 after each, the next boot must bring the node up by itself with nothing torn and every
-listed chunk whole. From the fourth cut on (ALLSPARK_POWER_CUTS, and bench/power-cut-bench.py's
+listed chunk whole; a hold placed before each cut, and its chunk, survive it. From the fourth cut on (ALLSPARK_POWER_CUTS, and bench/power-cut-bench.py's
 20) cuts also come while it archives to a real radosgw on the host, and every chunk the
 archive journal lists must then be whole in the bucket."""
 import os
@@ -44,6 +44,12 @@ def test_token_and_runtime_config_are_never_torn(cuts):
         assert cut.torn_runtime_config() is None, f"cut {cut.index} ({cut.activity}): {cut.torn_runtime_config()}"
     rotations = [cut for cut in cuts if cut.activity == "token"]
     assert not rotations or rotations[0].tokens_seen, "the token cut came before any rotation: no test of it"
+
+
+def test_a_hold_placed_before_a_cut_and_its_chunk_survive_it(cuts):
+    for cut in cuts:
+        assert cut.lost_hold() is None, f"cut {cut.index} ({cut.activity}): {cut.lost_hold()}"
+    assert any(cut.held for cut in cuts), "no hold was placed before any cut: no test of holds"
 
 
 def test_the_archive_journal_is_whole_and_lists_only_chunks_the_bucket_holds(cuts):

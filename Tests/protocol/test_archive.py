@@ -280,3 +280,47 @@ def test_bad_credentials_or_a_missing_bucket_are_reported_and_recording_goes_on(
     log = node.log_path.read_text()
     assert expected in log and secret not in log and radosgw.secret_key not in log
     assert secret not in json.dumps(node.json("/api/config")[1])
+
+
+def test_archived_chunks_past_max_age_days_go_from_the_bucket_and_held_ones_stay(make_node, radosgw, bucket, tmp_path):
+    s3 = radosgw.s3()
+    max_age_days = 0.0002  # 17.3 s
+    store = tmp_path / "store"
+    env = archive_env(radosgw, ALLSPARK_ARCHIVE_MAX_AGE_DAYS=str(max_age_days))
+    node = make_node(*archive_args(radosgw, bucket, "aged/"), store=store, chunk_ms=1000, env=env)
+    # Another node's objects, as old as can be: never this node's to delete.
+    foreign = "other/manifests/1000000000.000.json"
+    s3.put_object(Bucket=bucket, Key=foreign, Body=b"{}")
+    node.wait_until(lambda: archive_status(node)["chunksArchived"] >= 3, timeout=90, what="3 chunks archived")
+    first, second = [m for m in sorted(manifests(s3, bucket, "aged/"), key=lambda m: m["firstFrameMs"])][:2]
+    # One hold on the node itself, one in the bucket's holds record (as `fleet hold` leaves for a node that is down).
+    code, placed = node.json("/api/holds", method="POST",
+                             body={"start": first["firstFrameMs"] / 1000, "end": (first["lastFrameMs"] + 1) / 1000, "reason": "local"})
+    assert code == 201, placed
+    bucket_hold = {"id": "hold-bucket", "startMs": second["firstFrameMs"], "endMs": second["lastFrameMs"] + 1,
+                   "reason": "fleet hold while down", "createdMs": int(time.time() * 1000)}
+    s3.put_object(Bucket=bucket, Key="aged/holds.json",
+                  Body=json.dumps({"format": "allspark-holds/1", "holds": [bucket_hold]}).encode())
+
+    node.wait_until(lambda: archive_status(node)["deletedByAge"]["chunksDeleted"] >= 3, timeout=150, what="archived chunks deleted for age")
+    status = archive_status(node)["deletedByAge"]
+    assert status["lastDeletionMs"] and status["lastDeletedFiles"] and status["bytesDeleted"] > 0
+    remaining = {m["chunkFile"]: m for m in manifests(s3, bucket, "aged/")}
+    assert first["chunkFile"] in remaining and second["chunkFile"] in remaining, "held chunks stay in the bucket"
+    objects = set(keys(s3, bucket, "aged/"))
+    for name in status["lastDeletedFiles"]:
+        assert name not in remaining and f"aged/{name}" not in objects
+        assert f"aged/{name.replace('chunk_', 'timestamps_').rsplit('.', 1)[0]}.txt" not in objects
+    # Nothing past the limit (and a pass's 10 s, and a margin) is left but held chunks.
+    cutoff_ms = time.time() * 1000 - max_age_days * 86_400_000 - 10_000 - 10_000
+    assert not [m["chunkFile"] for m in remaining.values()
+                if m["lastFrameMs"] < cutoff_ms and m["chunkFile"] not in (first["chunkFile"], second["chunkFile"])]
+    assert foreign in keys(s3, bucket, "other/")
+    metrics = node.request("/metrics")[2].decode()
+    assert any(line.startswith("allspark_archive_deleted_by_age_total ") and float(line.split()[1]) >= 3 for line in metrics.splitlines())
+
+    config = tmp_path / "cli.yaml"
+    config.write_text(f"store: {store}\narchive:\n  endpoint: {radosgw.endpoint}\n  bucket: {bucket}\n  prefix: aged/\n  maxAgeDays: {max_age_days}\n")
+    cli = run_cli("archive", "status", "--config", str(config), env=archive_env(radosgw))
+    assert cli.returncode == 0, cli.stderr
+    assert "deleted by age (archive.maxAgeDays" in cli.stdout and "last at" in cli.stdout, cli.stdout

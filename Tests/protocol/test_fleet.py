@@ -147,6 +147,7 @@ def test_fetch_three_nodes_one_stopped_one_evicting(make_node, radosgw, bucket, 
     start_ms = int(time.time() * 1000)
     stopped.wait_until(lambda: archived(stopped) >= 4, timeout=90, what="4 chunks archived")
     stopped.stop()
+    stopped_ms = int(time.time() * 1000)
 
     def evicted_and_archived():
         ring = {chunk["file"] for chunk in evicting.chunks()}
@@ -208,6 +209,27 @@ def test_fetch_three_nodes_one_stopped_one_evicting(make_node, radosgw, bucket, 
                   "--nodes", "live-301,stopped-302,evicting-303")
     assert again.returncode == result.returncode
     assert all(path.stat().st_mtime_ns == mtime for path, mtime in before.items())
+
+    # One hold on all three: the running nodes hold it themselves, the stopped one in the bucket.
+    held = fleet(radosgw, bucket, "hold", str(start_ms / 1000), str(stopped_ms / 1000), "--reason", "incident 9",
+                 "--nodes", "live-301,stopped-302,evicting-303", "--json")
+    assert held.returncode == 0, held.stdout + held.stderr
+    hold = json.loads(held.stdout)
+    outcomes = {node["name"]: node for node in hold["nodes"]}
+    assert {name: node["outcome"] for name, node in outcomes.items()} == {
+        "live-301": "held", "stopped-302": "heldInBucket", "evicting-303": "held"}, held.stdout
+    assert outcomes["live-301"]["bytes"] > 0 and outcomes["stopped-302"]["bytes"] > 0
+    bucket_holds = json.loads(s3.get_object(Bucket=bucket, Key="stopped-302/holds.json")["Body"].read())
+    assert [h["id"] for h in bucket_holds["holds"]] == [hold["holdID"]]
+    for node in (live, evicting):
+        assert [h["id"] for h in node.json("/api/holds")[1]["holds"]] == [hold["holdID"]]
+    # The evicting node's ring keeps what it still had of the span, whatever its cap does next.
+    kept = {c["file"] for c in evicting.chunks() if c["holds"] == [hold["holdID"]]}
+    evicted = evicting.json("/api/status")[1]["store"]["chunksEvictedByCap"]
+    turnover = len(evicting.chunks())
+    evicting.wait_until(lambda: evicting.json("/api/status")[1]["store"]["chunksEvictedByCap"] >= evicted + turnover, timeout=120,
+                        what="the evicting node's cap turning over")
+    assert kept <= {c["file"] for c in evicting.chunks()}
 
 
 def publish(name, port, node_id):

@@ -1,6 +1,7 @@
 """The Fleet page against real nodes archiving to a real radosgw: every node with its
-status, and "export this range from all" giving one zip with a folder per node whose
-files are the nodes' own, byte for byte."""
+status, "export this range from all" giving one zip with a folder per node whose files
+are the nodes' own, byte for byte, and "hold this range on all" holding it on the running
+node and in the bucket for the stopped one, as the node's timeline then shows."""
 import io
 import json
 import time
@@ -61,8 +62,28 @@ def test_fleet_page_lists_nodes_and_exports_a_range_from_all(radosgw, tmp_path_f
                 for chunk in reports[name]["chunks"]:
                     for file in (chunk["file"], chunk["timestampsFile"]):
                         assert export.read(f"{reports[name]['folder']}/{file}") == (node.store / file).read_bytes()
+
+        # "Hold this range on all": the running node holds it, the stopped one in the bucket.
+        js(driver, "document.getElementById('hold-start').value = arguments[0];"
+                   "document.getElementById('hold-end').value = arguments[1];",
+           local_input(driver, start_ms), local_input(driver, end_ms))
+        driver.find_element(By.ID, "hold-reason").send_keys("incident 12")
+        driver.find_element(By.ID, "hold-button").click()
+        results = lambda: {item.get_attribute("data-outcome") for item in driver.find_elements(By.CSS_SELECTOR, "#hold-results li")}
+        wait_for(driver, lambda: {"held", "heldInBucket"} <= results(), timeout=60,
+                 message=f"the hold's report: {driver.find_element(By.ID, 'hold-status').text} {driver.find_element(By.ID, 'hold-error').text}")
+        assert ": 2 of 2 nodes." in driver.find_element(By.ID, "hold-status").text
+        holds = radosgw.s3().get_object(Bucket=bucket, Key="gone-602/holds.json")["Body"].read()
+        assert b"incident 12" in holds
         assert severe_console_entries(driver) == []
         save_full_page_screenshot(driver, "fleet-page", DESKTOP[0])
+
+        # The node's own timeline shows the hold and marks its chunks held.
+        driver.get(here.url + "/")
+        wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#timeline-holds .hold-band"), timeout=30,
+                 message="a hold band under the timeline")
+        wait_for(driver, lambda: driver.find_elements(By.CSS_SELECTOR, ".chunk-block.is-held"), timeout=30, message="held chunks marked")
+        assert "hold keeps" in driver.find_element(By.ID, "timeline-retention").text
     finally:
         here.stop()
         if gone.process.poll() is None:

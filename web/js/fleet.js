@@ -1,6 +1,7 @@
-// The Fleet page: every node the bucket or mDNS knows, and "export this range from all",
+// The Fleet page: every node the bucket or mDNS knows; "export this range from all",
 // which runs the same fetch as `allspark-node fleet fetch` on this node and offers the
-// result as one zip (one folder per node and manifest.json).
+// result as one zip (one folder per node and manifest.json); and "hold this range on all",
+// the same as `allspark-node fleet hold`.
 import { getBlob, getJSON, postJSON } from './api.js';
 import { byId, element, showAlert } from './dom.js';
 import { formatAgo, formatBytes, formatDateTime } from './format.js';
@@ -105,12 +106,52 @@ async function startExport(event) {
   }
 }
 
+const holdOutcomeText = {
+  held: 'held',
+  heldInBucket: 'held in the bucket (node down)',
+  refused: 'REFUSED',
+  failed: 'NOT held',
+};
+
+async function placeHold(event) {
+  event.preventDefault();
+  const button = byId('hold-button');
+  const error = byId('hold-error');
+  showAlert(error, null);
+  byId('hold-results').replaceChildren();
+  const start = fromLocalInputValue(byId('hold-start').value);
+  const end = fromLocalInputValue(byId('hold-end').value);
+  if (!(start < end)) {
+    showAlert(error, 'The range is backwards or empty: From must be before To.');
+    return;
+  }
+  button.disabled = true;
+  byId('hold-status').textContent = 'Placing the hold on every node…';
+  try {
+    const report = await postJSON('/api/fleet/holds', { start: start / 1000, end: end / 1000, reason: byId('hold-reason').value });
+    const held = report.nodes.filter((node) => node.outcome === 'held' || node.outcome === 'heldInBucket').length;
+    byId('hold-status').textContent = `Hold ${report.holdID}: ${held} of ${report.nodes.length} nodes.`;
+    byId('hold-results').replaceChildren(...report.nodes.map((node) => element('li', { dataset: { outcome: node.outcome } }, [
+      `${node.name}: `, element('strong', {}, [holdOutcomeText[node.outcome] ?? node.outcome]),
+      node.bytes != null ? `, ${formatBytes(node.bytes)}` : '', node.detail ? ` (${node.detail})` : '',
+    ])));
+  } catch (failure) {
+    byId('hold-status').textContent = '';
+    showAlert(error, `Hold failed: ${failure.message}`);
+  } finally {
+    button.disabled = false;
+  }
+}
+
 async function main() {
   await ensureAccess();
   const now = Date.now();
   byId('export-start').value = toLocalInputValue(now - 5 * 60_000);
   byId('export-end').value = toLocalInputValue(now);
   byId('export-form').addEventListener('submit', startExport);
+  byId('hold-start').value = toLocalInputValue(now - 5 * 60_000);
+  byId('hold-end').value = toLocalInputValue(now);
+  byId('hold-form').addEventListener('submit', placeHold);
   byId('fleet-refresh').addEventListener('click', showFleet);
   await showFleet();
 }

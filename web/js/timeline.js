@@ -1,11 +1,15 @@
 // The recordings timeline: one block per chunk over a sliding window that ends now.
 // It loads once, then grows from chunkSaved pushes instead of polling the chunk list.
+// Holds (evidence locks) show as bands under the track and their chunks as held; the
+// line under it says what the age limit deletes next.
 import { getJSON } from './api.js';
 import { byId, element } from './dom.js';
 import { formatBytes, formatClock, formatDuration } from './format.js';
 import { nodeNowMs } from './node-clock.js';
 
 const axisLabelCount = 5;
+/** Holds change rarely and only by hand: asked again at most this often. */
+const holdsRefreshMs = 10_000;
 
 export class Timeline {
   #chunks = new Map();
@@ -17,6 +21,10 @@ export class Timeline {
   #axis = byId('timeline-axis');
   #summary = byId('timeline-summary');
   #span = byId('timeline-span');
+  #holdsTrack = byId('timeline-holds');
+  #retention = byId('timeline-retention');
+  #holds = { holds: [] };
+  #holdsAskedMs = 0;
 
   /** onPick(chunk) is called when the user picks a chunk. */
   constructor({ onPick }) {
@@ -46,6 +54,7 @@ export class Timeline {
       for (const chunk of chunks) this.#newestMs = Math.max(this.#newestMs, chunk.endMs);
       // Starting the track afresh keeps its buttons, and so the tab order, in time order.
       this.#track.replaceChildren();
+      await this.#refreshHolds();
       this.render();
     } catch (error) {
       this.#summary.textContent = `Could not list the chunks: ${error.message}`;
@@ -68,6 +77,7 @@ export class Timeline {
     for (const [file, chunk] of this.#chunks) {
       if (oldestMs == null || chunk.startMs < oldestMs || chunk.endMs <= startMs) this.#chunks.delete(file);
     }
+    if (Date.now() - this.#holdsAskedMs > holdsRefreshMs) this.#refreshHolds().then(() => this.render());
     this.render();
   }
 
@@ -87,6 +97,43 @@ export class Timeline {
     this.#summary.textContent = visible.length === 0
       ? 'No chunks in this window yet.'
       : `${visible.length} chunks, ${formatDuration(recorded / 1000)} recorded; newest ends ${formatClock(this.#newestMs)}.`;
+    this.#placeHolds(startMs, spanMs);
+  }
+
+  async #refreshHolds() {
+    this.#holdsAskedMs = Date.now();
+    try {
+      this.#holds = await getJSON('/api/holds');
+    } catch (error) {
+      this.#holds = { holds: [], error: error.message };
+    }
+  }
+
+  #heldBy(chunk) {
+    return this.#holds.holds.filter((hold) => hold.startMs < chunk.endMs + 1 && hold.endMs > chunk.startMs).map((hold) => hold.id);
+  }
+
+  /** One band per hold inside the window, and the sentence about holds and the age limit. */
+  #placeHolds(startMs, spanMs) {
+    const { holds, error, heldBytes, nextAgeDeletion, maxAgeHours } = this.#holds;
+    this.#holdsTrack.replaceChildren(...holds.filter((hold) => hold.endMs > startMs).map((hold) => {
+      const shownStartMs = Math.max(hold.startMs, startMs);
+      const band = element('div', {
+        class: 'hold-band',
+        title: `Held ${formatClock(hold.startMs)} to ${formatClock(hold.endMs)}: ${hold.reason} (${hold.id})`,
+        dataset: { holdId: hold.id },
+      });
+      band.style.left = `${((shownStartMs - startMs) / spanMs) * 100}%`;
+      band.style.width = `${(Math.min(hold.endMs - shownStartMs, startMs + spanMs - shownStartMs) / spanMs) * 100}%`;
+      return band;
+    }));
+    const parts = [];
+    if (error) parts.push(`Holds could not be listed: ${error}.`);
+    if (holds.length > 0) parts.push(`${holds.length} ${holds.length === 1 ? 'hold keeps' : 'holds keep'} ${formatBytes(heldBytes)}.`);
+    if (nextAgeDeletion) {
+      parts.push(`Age limit ${maxAgeHours} h: ${nextAgeDeletion.file} is deleted next, at ${formatClock(nextAgeDeletion.atMs)}.`);
+    }
+    this.#retention.textContent = parts.join(' ');
   }
 
   /**
@@ -118,6 +165,9 @@ export class Timeline {
       block.style.left = `${((shownStartMs - startMs) / spanMs) * 100}%`;
       block.style.width = `${((chunk.endMs - shownStartMs) / spanMs) * 100}%`;
       block.classList.toggle('is-playing', chunk.file === this.#playingFile);
+      const heldBy = this.#heldBy(chunk);
+      block.classList.toggle('is-held', heldBy.length > 0);
+      block.dataset.holds = heldBy.join(' ');
     }
   }
 

@@ -94,6 +94,9 @@ public enum ArchiveAudit {
         public let archivedChunks: Int
         public let oldestArchivedMs: Int64?
         public let newestArchivedMs: Int64?
+        public let maxAgeDays: Double
+        /// What `archive.maxAgeDays` deleted, and when (the store's account of it).
+        public let deletedByAge: ArchiveDeletionLog
     }
 
     public static func summary(archive: ChunkArchive, ring: [ChunkRecord]) async throws -> Summary {
@@ -115,6 +118,7 @@ public enum ArchiveAudit {
         return Summary(
             bucket: archive.client.bucketDescription, prefix: archive.layout.prefix, ringChunks: ring.count,
             ringChunksArchived: ring.count - waiting.count, ringChunksWaiting: waiting.count, oldestWaitingMs: waiting.first?.startMs,
-            archivedChunks: keys.count, oldestArchivedMs: oldest?.firstFrameMs, newestArchivedMs: newest?.lastFrameMs)
+            archivedChunks: keys.count, oldestArchivedMs: oldest?.firstFrameMs, newestArchivedMs: newest?.lastFrameMs,
+            maxAgeDays: archive.settings.maxAgeDays, deletedByAge: archive.ageDeletionLog)
     }
 }

@@ -41,6 +41,11 @@ public final class ArchiveCatalog: Sendable {
         try? FileManager.default.removeItem(at: fetchDirectory)
     }
 
+    /// A manifest whose chunk was deleted from the bucket.
+    func forget(key: String) {
+        _ = known.withLock { $0.removeValue(forKey: key) }
+    }
+
     /// A manifest this node has just written.
     func remember(_ manifest: ArchiveManifest, key: String) {
         known.withLock { known in

@@ -79,4 +79,7 @@ public struct ArchiveLayout: Sendable, Equatable {
     public func key(forFile name: String) -> String { prefix + name }
     public var manifestsPrefix: String { prefix + "manifests/" }
     public func manifestKey(stamp: String) -> String { manifestsPrefix + stamp + ".json" }
+    /// Holds placed on this node's archived footage from elsewhere (`fleet hold` while the node
+    /// was down), in the holds file's format; the node's archive-age deletion honours them.
+    public var holdsKey: String { prefix + "holds.json" }
 }

@@ -18,6 +18,9 @@ public struct ArchiveSettings: Sendable, Equatable {
     public var partSizeMB: Int = 16
     /// `/api/health` is degraded while the oldest chunk not yet archived is older than this.
     public var maxLagSeconds: Int = 600
+    /// The node deletes its own objects (its prefix only) whose last frame is older than this
+    /// many days, held ones excepted; fractions allowed; 0: the archive keeps everything.
+    public var maxAgeDays: Double = 0
 
     public init() {}
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// The archive tier behind the ring: one bucket prefix in an S3-compatible store, what
 /// waits to go there, and the catalog that reads it back. Made once per node when
@@ -13,6 +14,10 @@ public final class ChunkArchive: Sendable {
     let backlog = ArchiveBacklog()
     let journal: ArchiveJournal
     public let catalog: ArchiveCatalog
+    private let storeDirectory: URL
+    private let logger: Logger
+    /// What `archive.maxAgeDays` deleted (ArchiveAgeRetention), as the store's log has it.
+    private let ageDeletions: Mutex<ArchiveDeletionLog>
 
     /// - Throws: when the settings cannot work (a malformed endpoint or bucket, no credentials).
     public init(settings: ArchiveSettings, nodeName: String, storeDirectory: URL, logger: Logger) throws {
@@ -26,6 +31,9 @@ public final class ChunkArchive: Sendable {
         layout = ArchiveLayout(prefix: prefix)
         self.client = client
         journal = ArchiveJournal(storeDirectory: storeDirectory, target: "\(client.endpoint.absoluteString) \(settings.bucket) \(prefix)")
+        self.storeDirectory = storeDirectory
+        self.logger = logger
+        ageDeletions = Mutex(ArchiveDeletionLog.read(storeDirectory: storeDirectory.path))
         catalog = ArchiveCatalog(client: client, layout: layout, fetchDirectory: storeDirectory.appendingPathComponent(ArchiveCatalog.fetchDirectoryName), logger: logger)
         logger.notice("archive: chunks go to \(client.bucketDescription) under \(prefix) (\(client.signer.credentials))")
     }
@@ -35,7 +43,27 @@ public final class ChunkArchive: Sendable {
     }
 
     public func statusJSON() -> JSONValue {
-        status().json(bucket: settings.bucket, endpoint: settings.endpoint, prefix: layout.prefix)
+        guard case .object(var fields) = status().json(bucket: settings.bucket, endpoint: settings.endpoint, prefix: layout.prefix) else { return .null }
+        fields["maxAgeDays"] = .number(settings.maxAgeDays)
+        fields["deletedByAge"] = ageDeletionLog.json
+        return .object(fields)
+    }
+
+    public var ageDeletionLog: ArchiveDeletionLog { ageDeletions.withLock { $0 } }
+
+    /// Changes the account of age deletions, and keeps it when something was deleted or failed.
+    func recordAgeDeletions(_ change: (inout ArchiveDeletionLog) -> Void) {
+        let (before, after) = ageDeletions.withLock { log in
+            let before = log
+            change(&log)
+            return (before, log)
+        }
+        guard after.chunksDeleted != before.chunksDeleted || after.lastPassError != nil else { return }
+        do {
+            try after.write(storeDirectory: storeDirectory.path)
+        } catch {
+            logger.warning("archive: could not write \(ArchiveDeletionLog.fileName): \(error)")
+        }
     }
 
     /// A finished chunk joins the backlog.

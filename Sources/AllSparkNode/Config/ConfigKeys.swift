@@ -28,6 +28,8 @@ public enum ConfigKeys {
             read: { .text($0.videoFormat.rawValue) }),
         .integer("videoChunkDurationMs", \.videoChunkDurationMs, 1000...3_600_000, runtime: true),
         .decimal("videoBufferMaxMB", \.videoBufferMaxMB, 0.25...16_777_216, runtime: true),
+        .decimal("videoBufferMaxAgeHours", \.videoBufferMaxAgeHours, 0...876_000, runtime: true),
+        .decimal("videoBufferMaxHeldShare", \.videoBufferMaxHeldShare, 0...0.9, runtime: true),
         .text("encoder.codec", \.encoder.codec, allowed: "a libavcodec H.264 encoder name (libx264, h264_vaapi, h264_v4l2m2m)"),
         .choice("encoder.preset", \.encoder.preset, x264Presets),
         .integer("encoder.crf", \.encoder.crf, 0...51),
@@ -79,6 +81,7 @@ public enum ConfigKeys {
         .decimal("archive.multipartThresholdMB", \.archive.multipartThresholdMB, 0.01...5120),
         .integer("archive.partSizeMB", \.archive.partSizeMB, 5...5120),
         .integer("archive.maxLagSeconds", \.archive.maxLagSeconds, 10...31_536_000, runtime: true),
+        .decimal("archive.maxAgeDays", \.archive.maxAgeDays, 0...36_500),
         .optionalText("fleet.tokensFile", \.fleetTokensFile, allowed: "a file of `name: token` lines, or empty"),
         .boolean("fleet.shareToken", \.fleetShareToken),
     ]

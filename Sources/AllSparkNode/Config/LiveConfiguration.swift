@@ -51,6 +51,13 @@ public final class LiveConfiguration: Sendable {
                 try key.apply(values[name]!, to: &candidate)
                 applied.append(name)
             }
+            // Holds are never given up for a smaller cap: the change is refused instead.
+            if candidate.capBytes < config.capBytes || candidate.videoBufferMaxHeldShare < config.videoBufferMaxHeldShare,
+                let problem = recorder?.store.retentionProblem(capBytes: candidate.capBytes, heldShare: candidate.videoBufferMaxHeldShare)
+            {
+                let key = candidate.capBytes < config.capBytes ? "videoBufferMaxMB" : "videoBufferMaxHeldShare"
+                throw ConfigError.refused(key: key, value: ConfigKeys.named(key)!.value(in: candidate).description, reason: problem)
+            }
             config = candidate
             return candidate
         }

@@ -19,6 +19,11 @@ public struct NodeConfig: Sendable, Equatable {
     public var videoChunkDurationMs: Int = 30_000
     /// Store cap in MiB; fractions allowed for tests with tiny caps.
     public var videoBufferMaxMB: Double = 4096
+    /// Chunks whose last frame is older than this many hours are deleted, whatever room is
+    /// left (a data protection officer's retention period); 0: no age limit. Held chunks stay.
+    public var videoBufferMaxAgeHours: Double = 0
+    /// The most of the cap that holds (evidence locks) may take; the rest is recording's.
+    public var videoBufferMaxHeldShare: Double = 0.5
 
     public var encoder = EncoderSettings()
     public var privacy: String = "face"

@@ -16,7 +16,8 @@ public struct CameraNode: Sendable {
         var config = config
         try H264Encoder.checkOpens(config.encoder, logger: logger)
         let privacy = try PrivacyPass(config: config, logger: logger)
-        let store = try ChunkStore(directory: config.storeDirectory, capBytes: config.capBytes, logger: logger)
+        let store = try ChunkStore(
+            directory: config.storeDirectory, capBytes: config.capBytes, retention: RetentionPolicy(config), logger: logger)
         // Early: a signing key file that is not right stops the node before the token and TLS files are made.
         let nodeName = ClientIdentity.name(configured: config.uplink.name, storeDirectory: store.directory)
         let signing = try SigningIdentitySource(
@@ -75,6 +76,7 @@ public struct CameraNode: Sendable {
             .init(service: services.recorder, successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: application),
             .init(service: services.liveVideo),
+            .init(service: AgeRetention(store: services.store, logger: logger)),
         ]
         if let supervision {
             serviceList.append(.init(service: supervision, successTerminationBehavior: .ignore))
@@ -85,6 +87,9 @@ public struct CameraNode: Sendable {
         // Before the recorder, so that it stops after it and sends the last chunk.
         if let archive = services.archive {
             serviceList.insert(.init(service: ArchiveUploader(archive: archive, store: services.store, logger: logger)), at: 0)
+            if config.archive.maxAgeDays > 0 {
+                serviceList.append(.init(service: ArchiveAgeRetention(archive: archive, store: services.store, maxAgeDays: config.archive.maxAgeDays, logger: logger)))
+            }
         }
         // First, so that it stops last (RegistryWriter).
         if let registry { serviceList.insert(.init(service: registry), at: 0) }

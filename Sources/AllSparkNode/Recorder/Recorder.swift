@@ -39,9 +39,10 @@ public final class Recorder: Service, Sendable {
     /// encoded, or the source waiting out its retry backoff.
     public var lastProgressMonotonicMs: Int64 { control.lastProgressMonotonicMs }
 
-    /// Format, chunk length and encoder settings apply from the next chunk; the cap at once.
+    /// Format, chunk length and encoder settings apply from the next chunk; the cap and retention at once.
     public func apply(_ config: NodeConfig) {
         control.update(RecordingSettings(config))
+        store.setRetention(RetentionPolicy(config))
         store.setCap(bytes: config.capBytes)
     }
 

@@ -56,7 +56,8 @@ struct ChunkRoutes {
                     }
                 }
                 answer["count"] = .number(Double(listed.count))
-                answer["chunks"] = .array(listed.map { $0.record.json(offsetMs: offsetMs, source: $0.source) })
+                let holdIDs = services.store.holdIDs(of: chunks)
+                answer["chunks"] = .array(listed.map { $0.record.json(offsetMs: offsetMs, source: $0.source, holds: $0.source == "ring" ? holdIDs[$0.record.stamp] ?? [] : nil) })
                 return JSONResponse.make(.object(answer))
             } catch let error as APIError {
                 return JSONResponse.error(error.message, status: .badRequest)

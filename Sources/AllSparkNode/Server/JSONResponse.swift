@@ -24,7 +24,8 @@ extension ChunkRecord {
 
     /// The same with its times moved into another clock (`offsetMs` = that clock minus the node's).
     /// - Parameter source: `ring` or `archive`, where the chunk's files are read from; nil leaves it out.
-    func json(offsetMs: Int64, source: String? = nil) -> JSONValue {
+    /// - Parameter holds: ids of the holds that keep the chunk; nil leaves them out.
+    func json(offsetMs: Int64, source: String? = nil, holds: [String]? = nil) -> JSONValue {
         let startMs = startMs + offsetMs
         let endMs = endMs + offsetMs
         var fields: [String: JSONValue] = [
@@ -40,6 +41,7 @@ extension ChunkRecord {
             "timestampsBytes": .number(Double(timestampsBytes)),
         ]
         if let source { fields["source"] = .string(source) }
+        if let holds { fields["holds"] = .array(holds.map { .string($0) }) }
         return .object(fields)
     }
 }

@@ -35,6 +35,10 @@ final class MetricsExporter: Sendable {
             metric("chunks_cut_early", unit: "total", help: "Chunks ended early so that a request could have their footage at once"),
             metric("chunks_evicted", unit: "total", help: "Chunks deleted to keep the store under its cap"),
             metric("pinned_chunks_evicted", unit: "total", help: "Chunks deleted under the cap while an upload still needed them"),
+            metric("chunks_evicted_by_cap", unit: "total", help: "Chunks deleted to stay under the cap or above a nearly full disk's floor"),
+            metric("evicted_by_cap", unit: "bytes_total", help: "Bytes of the chunks deleted to stay under the cap"),
+            metric("chunks_evicted_by_age", unit: "total", help: "Chunks deleted because their last frame passed videoBufferMaxAgeHours"),
+            metric("evicted_by_age", unit: "bytes_total", help: "Bytes of the chunks deleted for age"),
             metric("store_full", unit: "total", help: "Times recording paused because the disk had no room for a chunk"),
             metric("store_unavailable", unit: "total", help: "Times recording paused because the store vanished, turned read-only or failed to write"),
             metric("chunk_start_failures", unit: "total", help: "Chunks that could not start (a full or unavailable store; retries included)"),
@@ -45,6 +49,8 @@ final class MetricsExporter: Sendable {
             metric("archive_bytes", unit: "total", help: "Bytes uploaded to the archive bucket"),
             metric("archive_upload_failures", unit: "total", help: "Failed attempts to archive a chunk (each retried)"),
             metric("archive_evicted_before_archive", unit: "total", help: "Chunks the ring evicted before they could be archived"),
+            metric("archive_deleted_by_age", unit: "total", help: "Archived chunks deleted from the bucket for archive.maxAgeDays"),
+            metric("archive_deleted_by_age", unit: "bytes_total", help: "Bytes of the archived chunks deleted for age"),
         ]
     }
     private static var gaugeDescriptors: [MetricNameDescriptor] {
@@ -52,6 +58,8 @@ final class MetricsExporter: Sendable {
             metric("store", unit: "bytes", help: "Bytes the store holds, the chunk being written included"),
             metric("store_cap", unit: "bytes", help: "The store's cap in bytes"),
             metric("store_chunks", unit: "", help: "Chunks in the store"),
+            metric("store_held_chunks", unit: "", help: "Chunks a hold (evidence lock) keeps"),
+            metric("store_held", unit: "bytes", help: "Bytes of the chunks holds keep (they count toward the cap)"),
             metric("store_writing", unit: "", help: "1 while the store takes chunks, 0 while frames are dropped for a full or unavailable store"),
             metric("websocket_peers", unit: "", help: "WebSocket peers connected to the node"),
             metric("recording", unit: "", help: "1 while frames are being recorded"),
@@ -110,11 +118,14 @@ final class MetricsExporter: Sendable {
         let usage = services.store.usage
         let privacy = services.privacy.snapshot()
         let archive = services.archive?.status()
+        let ageDeletions = services.archive?.ageDeletionLog
         let totals: [String: Int64] = [
             "allspark_archive_chunks_total": Int64(archive?.chunksArchived ?? 0),
             "allspark_archive_bytes_total": archive?.bytesArchived ?? 0,
             "allspark_archive_upload_failures_total": Int64(archive?.uploadFailures ?? 0),
             "allspark_archive_evicted_before_archive_total": Int64(archive?.evictedBeforeArchive ?? 0),
+            "allspark_archive_deleted_by_age_total": Int64(ageDeletions?.chunksDeleted ?? 0),
+            "allspark_archive_deleted_by_age_bytes_total": ageDeletions?.bytesDeleted ?? 0,
             "allspark_frames_captured_total": Int64(recorder.framesCaptured),
             "allspark_frames_dropped_total": Int64(recorder.framesDropped),
             "allspark_frames_encoded_total": Int64(recorder.framesEncoded),
@@ -130,6 +141,10 @@ final class MetricsExporter: Sendable {
             "allspark_chunks_cut_early_total": Int64(recorder.chunksCutEarly),
             "allspark_chunks_evicted_total": Int64(usage.chunksEvicted),
             "allspark_pinned_chunks_evicted_total": Int64(usage.pinnedChunksEvicted),
+            "allspark_chunks_evicted_by_cap_total": Int64(usage.evictedByCap.chunks),
+            "allspark_evicted_by_cap_bytes_total": usage.evictedByCap.bytes,
+            "allspark_chunks_evicted_by_age_total": Int64(usage.evictedByAge.chunks),
+            "allspark_evicted_by_age_bytes_total": usage.evictedByAge.bytes,
             "allspark_store_full_total": Int64(recorder.storeFullEvents),
             "allspark_store_unavailable_total": Int64(recorder.storeUnavailableEvents),
             "allspark_chunk_start_failures_total": Int64(recorder.chunkStartFailures),
@@ -163,6 +178,8 @@ final class MetricsExporter: Sendable {
         gauges["allspark_store_bytes"]?.set(to: Double(usage.usedBytes))
         gauges["allspark_store_cap_bytes"]?.set(to: Double(usage.capBytes))
         gauges["allspark_store_chunks"]?.set(to: Double(usage.chunkCount))
+        gauges["allspark_store_held_chunks"]?.set(to: Double(usage.heldChunks))
+        gauges["allspark_store_held_bytes"]?.set(to: Double(usage.heldBytes))
         gauges["allspark_store_writing"]?.set(to: recorder.storeWaiting ? 0 : 1)
         gauges["allspark_websocket_peers"]?.set(to: Double(services.peers.connected.count))
         gauges["allspark_recording"]?.set(to: recorder.recording ? 1 : 0)

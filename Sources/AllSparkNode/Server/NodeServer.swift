@@ -22,6 +22,7 @@ public enum NodeServer {
         SigningRoutes(services: services).register(on: router)
         ConfigRoutes(services: services).register(on: router)
         ChunkRoutes(services: services).register(on: router)
+        HoldRoutes(services: services).register(on: router)
         LiveRoutes(live: services.liveVideo).register(on: router)
         MediaRoutes(services: services, metrics: MetricsExporter(services: services)).register(on: router)
         FleetRoutes(services: services, logger: logger).register(on: router)

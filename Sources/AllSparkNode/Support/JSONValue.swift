@@ -69,6 +69,11 @@ public enum JSONValue: Sendable, Equatable, Codable {
         if case .object(let object) = self { return object }
         return nil
     }
+
+    public var array: [JSONValue]? {
+        if case .array(let array) = self { return array }
+        return nil
+    }
 }
 
 extension ConfigValue {

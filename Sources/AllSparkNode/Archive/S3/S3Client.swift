@@ -82,6 +82,11 @@ public final class S3Client: Sendable {
         }
     }
 
+    /// Deletes an object; one that is gone already is not an error.
+    public func delete(key: String) async throws {
+        _ = try await send("DELETE", key: key, operation: "DELETE \(key)")
+    }
+
     // MARK: Listing
 
     public struct ListPage: Sendable {

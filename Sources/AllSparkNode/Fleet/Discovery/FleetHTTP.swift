@@ -51,6 +51,16 @@ public final class FleetHTTP: Sendable {
         return (Int(response.status.code), try await response.body.collect(upTo: limit))
     }
 
+    /// POST a small JSON body to `url`; the status and the whole (small) answer.
+    func postJSON(_ url: String, token: String?, body: [UInt8]) async throws -> (status: Int, body: ByteBuffer) {
+        var request = request(url, token: token)
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await http.execute(request, timeout: timeouts.small)
+        return (Int(response.status.code), try await response.body.collect(upTo: 1 << 20))
+    }
+
     /// Starts a GET; the caller reads the body.
     func get(_ url: String, token: String?, headers: [(String, String)] = [], timeout: TimeAmount) async throws -> HTTPClientResponse {
         var request = request(url, token: token)

@@ -46,7 +46,7 @@ public final class FleetExports: Sendable {
 
     /// What mDNS and the bucket know of the fleet now.
     public func discover() async throws -> FleetDiscovery.Result {
-        try await withClients { http, bucket in
+        try await FleetClients(settings: settings).with { http, bucket in
             await FleetDiscovery(http: http, bucket: bucket, logger: logger).discover()
         }
     }
@@ -56,7 +56,7 @@ public final class FleetExports: Sendable {
     public func start(startMs: Int64, endMs: Int64, nodes names: [String]?, tokens: FleetTokens) async throws -> Job {
         let id = "\(WallClock.nowMs())-\(UUID().uuidString.prefix(8).lowercased())"
         let folder = directory.appendingPathComponent(id)
-        let (found, selected) = try await withClients { http, bucket in
+        let (found, selected) = try await FleetClients(settings: settings).with { http, bucket in
             let found = await FleetDiscovery(http: http, bucket: bucket, logger: logger).discover()
             return (found, try FleetFetcher.select(names, from: found.nodes))
         }
@@ -69,7 +69,7 @@ public final class FleetExports: Sendable {
         let request = FleetFetcher.Request(startMs: startMs, endMs: endMs, output: folder, nodes: names, clip: false, tokens: tokens)
         Task {
             do {
-                let report = try await withClients { http, bucket in
+                let report = try await FleetClients(settings: settings).with { http, bucket in
                     try await FleetFetcher(http: http, bucket: bucket, logger: logger)
                         .fetch(request, nodes: selected, bucketError: found.bucketError, progress: progress)
                 }
@@ -128,17 +128,4 @@ public final class FleetExports: Sendable {
     }
 
     /// Clients for one task, closed after it.
-    private func withClients<Value: Sendable>(_ body: (FleetHTTP, S3Client?) async throws -> Value) async throws -> Value {
-        let http = FleetHTTP()
-        let bucket = settings.isEnabled ? try? settings.makeClient() : nil
-        let result: Result<Value, any Error>
-        do {
-            result = .success(try await body(http, bucket))
-        } catch {
-            result = .failure(error)
-        }
-        await http.shutdown()
-        await bucket?.shutdown()
-        return try result.get()
-    }
 }

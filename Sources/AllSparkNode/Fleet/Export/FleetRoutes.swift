@@ -6,13 +6,16 @@ import NIOCore
 /// The Fleet page's API: `GET /api/fleet` (every node, as `fleet list --json`),
 /// `POST /api/fleet/exports` (`{"start": s, "end": s, "nodes": [..]}`, epoch seconds; starts
 /// the same fetch as `fleet fetch`), `GET /api/fleet/exports/{id}` (its progress, then its
-/// manifest) and `GET /api/fleet/exports/{id}/zip`.
+/// manifest), `GET /api/fleet/exports/{id}/zip`, and `POST /api/fleet/holds` (a hold's
+/// `{"start", "end", "reason", "expires"?, "nodes"?}`; the same as `fleet hold`).
 struct FleetRoutes {
     let services: NodeServices
     let exports: FleetExports
+    let logger: Logger
 
     init(services: NodeServices, logger: Logger) {
         self.services = services
+        self.logger = logger
         exports = FleetExports(storeDirectory: services.store.directory, settings: services.live.config.archive, logger: logger)
     }
 
@@ -34,16 +37,27 @@ struct FleetRoutes {
             let startMs = Int64((asked.start * 1000).rounded())
             let endMs = Int64((asked.end * 1000).rounded())
             guard startMs < endMs else { return JSONResponse.error("start must be before end (the range is backwards or empty)", status: .badRequest) }
-            let tokens: FleetTokens
-            do {
-                tokens = try fleetTokens(request)
-            } catch {
-                return JSONResponse.error("fleet.tokensFile: \(error)", status: .internalServerError)
+            return try await withFleetTokens(request) { tokens in
+                try Self.encode(await exports.start(startMs: startMs, endMs: endMs, nodes: asked.nodes, tokens: tokens), status: .accepted)
             }
-            do {
-                return try Self.encode(await exports.start(startMs: startMs, endMs: endMs, nodes: asked.nodes, tokens: tokens), status: .accepted)
-            } catch let unknown as FleetFetcher.UnknownNodes {
-                return JSONResponse.error(unknown.description, status: .badRequest)
+        }
+        router.post("/api/fleet/holds") { request, _ in
+            let body = String(buffer: try await request.body.collect(upTo: 64 * 1024))
+            let holdRequest: HoldRequest
+            do throws(HoldError) {
+                let asked = try HoldRoutes.request(from: body)
+                holdRequest = try HoldRequest(startMs: asked.startMs, endMs: asked.endMs, reason: asked.reason, expiresMs: asked.expiresMs, id: Hold.newID())
+            } catch {
+                return HoldRoutes.response(for: error)
+            }
+            let names = JSONValue.parse(body)?["nodes"]?.array?.compactMap(\.string)
+            return try await withFleetTokens(request) { tokens in
+                let report = try await FleetClients(settings: services.live.config.archive).with { http, bucket in
+                    let found = await FleetDiscovery(http: http, bucket: bucket, logger: logger).discover()
+                    let selected = try FleetFetcher.select(names, from: found.nodes)
+                    return await FleetHolder(http: http, bucket: bucket, logger: logger).hold(holdRequest, nodes: selected, tokens: tokens)
+                }
+                return try Self.encode(report)
             }
         }
         router.get("/api/fleet/exports/:id") { _, context in
@@ -75,6 +89,22 @@ struct FleetRoutes {
         let file = config.fleetTokensFile
         if !file.isEmpty { tokens.byNode = try FleetTokens.parse(String(contentsOfFile: file, encoding: .utf8), file: file) }
         return tokens
+    }
+
+    /// Runs `work` with the tokens for other nodes; a tokens file that cannot be read and
+    /// nodes no one knows are answered as errors.
+    private func withFleetTokens(_ request: Request, _ work: (FleetTokens) async throws -> Response) async throws -> Response {
+        let tokens: FleetTokens
+        do {
+            tokens = try fleetTokens(request)
+        } catch {
+            return JSONResponse.error("fleet.tokensFile: \(error)", status: .internalServerError)
+        }
+        do {
+            return try await work(tokens)
+        } catch let unknown as FleetFetcher.UnknownNodes {
+            return JSONResponse.error(unknown.description, status: .badRequest)
+        }
     }
 
     private static func encode<Value: Encodable>(_ value: Value, status: HTTPResponse.Status = .ok) throws -> Response {
