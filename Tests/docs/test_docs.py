@@ -10,7 +10,7 @@
   `--help` lists. A code block whose first line says "coming", or an inline span followed by
   "(coming", is a command not in this build yet and is only listed.
 - docs/reference/metrics.md names every metric MetricsExporter.swift registers.
-- docs/reference/cli.md has a section for every subcommand the binary has, with its options.
+- docs/reference/cli.md (and its cli-*.md pages) has a section for every subcommand the binary has, with its options.
 - docs/guide/troubleshooting.md explains every health problem the sources report.
 
 The binary is .build/debug/allspark-node, or the one ALLSPARK_NODE_BIN names.
@@ -345,7 +345,7 @@ def command_tree(path=()):
 
 def cli_reference_sections():
     """`## name` sections of docs/reference/cli.md that name a subcommand, with their text."""
-    text = (REPO / "docs/reference/cli.md").read_text(encoding="utf-8")
+    text = "\n".join(page.read_text(encoding="utf-8") for page in [REPO / "docs/reference/cli.md", *sorted((REPO / "docs/reference").glob("cli-*.md"))])
     sections = {}
     current = None
     for line in text.split("\n"):
