@@ -93,6 +93,6 @@ struct CrashSafetyTests {
         #expect(store.allChunks == original)
         #expect(try String(contentsOf: sidecar, encoding: .utf8) == sidecarText)
         let names = Set(TestFiles.fileNames(in: storeURL))
-        #expect(names == Set(original.flatMap { [$0.fileName, $0.timestampsFileName] } + ["notes.txt", ".allspark-node.lock", StoreIdentity.markerFileName]))
+        #expect(names == Set(original.flatMap { [$0.fileName, $0.timestampsFileName] } + ["notes.txt", ".allspark-node.lock", HoldsLock.fileName, StoreIdentity.markerFileName]))
     }
 }

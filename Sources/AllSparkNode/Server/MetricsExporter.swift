@@ -27,6 +27,7 @@ final class MetricsExporter: Sendable {
             metric("frames_searched", unit: "total", help: "Frames the face detector searched (live detection samples frames)"),
             metric("frames_released_by_search", unit: "total", help: "Frames that left the privacy pass searched themselves"),
             metric("frames_released_by_tracking", unit: "total", help: "Frames that left the privacy pass masked with faces tracked from searched frames"),
+            metric("frames_edge_guarded", unit: "total", help: "Frames the edge guard masked a band at the picture's edge in"),
             metric("frames_failed_closed", unit: "total", help: "Frames masked whole because face detection failed"),
             metric(
                 "privacy_waits_for_detection", unit: "total",
