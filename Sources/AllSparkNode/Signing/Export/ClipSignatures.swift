@@ -41,10 +41,25 @@ final class ClipSignatures {
         return try insert([certificateNAL], into: packet)
     }
 
-    /// The clip's last frame, with the SEIs that sign the clip's end behind its picture.
+    /// The clip's last frame, with the SEIs that sign the clip's end behind its picture and
+    /// the frame's own SEIs (its time stamp) repeated after them, as the recorder ends a
+    /// chunk: GStreamer's h264parse hands on an access unit's last SEI first.
     func lastPacket(_ packet: UnsafeMutablePointer<AVPacket>) throws -> UnsafeMutablePointer<AVPacket> {
         guard !trailingNALs.isEmpty else { return packet }
-        return try insert(trailingNALs, into: packet, at: .afterLastNAL)
+        return try insert(trailingNALs + Self.ownSEIs(of: packet), into: packet, at: .afterLastNAL)
+    }
+
+    /// The SEIs ahead of the packet's picture that are not signing SEIs.
+    private static func ownSEIs(of packet: UnsafeMutablePointer<AVPacket>) -> [[UInt8]] {
+        guard let data = packet.pointee.data else { return [] }
+        let bytes = UnsafeRawBufferPointer(start: data, count: Int(packet.pointee.size))
+        var found: [[UInt8]] = []
+        H264Framing.of(bytes).forEachNAL(in: bytes) { _, nal in
+            guard let header = nal.first, !H264Framing.isSlice(header) else { return false }
+            if header & 0x1F == 6, !MediaSigningSEI.isSigningSEI(nal) { found.append(Array(nal)) }
+            return true
+        }
+        return found
     }
 
     /// Behind the frame's own signing SEIs: GOP SEIs stay in counter order.
