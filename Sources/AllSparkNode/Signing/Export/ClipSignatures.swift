@@ -52,13 +52,8 @@ final class ClipSignatures {
     /// The SEIs ahead of the packet's picture that are not signing SEIs.
     private static func ownSEIs(of packet: UnsafeMutablePointer<AVPacket>) -> [[UInt8]] {
         guard let data = packet.pointee.data else { return [] }
-        let bytes = UnsafeRawBufferPointer(start: data, count: Int(packet.pointee.size))
         var found: [[UInt8]] = []
-        H264Framing.of(bytes).forEachNAL(in: bytes) { _, nal in
-            guard let header = nal.first, !H264Framing.isSlice(header) else { return false }
-            if header & 0x1F == 6, !MediaSigningSEI.isSigningSEI(nal) { found.append(Array(nal)) }
-            return true
-        }
+        MediaSigningSEI.forEachOtherSEIAheadOfPicture(in: UnsafeRawBufferPointer(start: data, count: Int(packet.pointee.size))) { found.append(Array($0)) }
         return found
     }
 

@@ -200,6 +200,17 @@ enum MediaSigningSEI {
         return position + uuid.count <= nal.count && nal[position..<position + uuid.count].elementsEqual(uuid)
     }
 
+    /// Calls `body` with each SEI ahead of the picture in an access unit that is not a
+    /// signing SEI (the time stamp): what is repeated behind signing SEIs put behind a
+    /// picture, because GStreamer's h264parse hands on an access unit's last SEI first.
+    static func forEachOtherSEIAheadOfPicture(in bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> Void) {
+        H264Framing.of(bytes).forEachNAL(in: bytes) { _, nal in
+            guard let header = nal.first, !H264Framing.isSlice(header) else { return false }
+            if header & 0x1F == 6, !isSigningSEI(nal) { body(nal) }
+            return true
+        }
+    }
+
     /// The signing SEI in a NAL unit (header first, escaped), or nil when it is not one.
     static func parse(nal: UnsafeRawBufferPointer) -> Parsed? {
         guard nal.count > 20, nal[0] & 0x1F == 6 else { return nil }

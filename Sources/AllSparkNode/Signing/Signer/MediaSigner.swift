@@ -167,14 +167,9 @@ final class MediaSigner {
         ownSEIBytes.removeAll(keepingCapacity: true)
         ownSEIRanges.removeAll(keepingCapacity: true)
         guard let data = packet.pointee.data else { return }
-        let bytes = UnsafeRawBufferPointer(start: data, count: Int(packet.pointee.size))
-        H264Framing.of(bytes).forEachNAL(in: bytes) { _, nal in
-            guard let header = nal.first, !H264Framing.isSlice(header) else { return false }
-            if header & 0x1F == 6, !MediaSigningSEI.isSigningSEI(nal) {
-                ownSEIRanges.append(ownSEIBytes.count..<ownSEIBytes.count + nal.count)
-                ownSEIBytes.append(contentsOf: nal)
-            }
-            return true
+        MediaSigningSEI.forEachOtherSEIAheadOfPicture(in: UnsafeRawBufferPointer(start: data, count: Int(packet.pointee.size))) { nal in
+            ownSEIRanges.append(ownSEIBytes.count..<ownSEIBytes.count + nal.count)
+            ownSEIBytes.append(contentsOf: nal)
         }
     }
 
