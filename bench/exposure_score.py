@@ -325,6 +325,12 @@ def class_figures(classed, truth, ids_edge):
     out[f"faces_with_run_over_{RUN_LIMIT}"] = len(long_runs)
     out["long_runs"] = [{"id": fid, "frames": b, "from_frame": s, "frames_scored": n, "edge_face": fid in ids_edge}
                         for b, fid, s, n in long_runs[:20]]
+    # Issue 40: a face is found in the first frame it can be scored in (whole or partial,
+    # not mostly covered), or that frame waits for the search that finds it.
+    first_frames = {fid: seq[0] for fid, seq in by_id.items()}
+    shown_first = sorted(fid for fid, (_, exposed) in first_frames.items() if exposed)
+    out["faces_shown_in_first_frame"] = len(shown_first)
+    out["faces_shown_in_first_frame_ids"] = shown_first[:40]
     if ids_edge:
         sel = [c for c in classed if c[1] in ids_edge]
         out["edge_faces_face_frames"] = len(sel)

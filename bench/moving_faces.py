@@ -41,12 +41,12 @@ NAME.truth.jsonl: a first line {"meta": {...}}, then one line per frame:
 where x, y, w, h is the face's label box mapped into the frame and clipped to it, "full" the
 same box unclipped ([x, y, w, h], fractional), "width" its width, "visible" the share of the
 unclipped box that is inside the frame and not covered by a face drawn over it, and
-"covered" the share of the unclipped box under another face (where that face's alpha is at
+"covered" the share of the unclipped box under another face or a shelf (--appearing) (where that face's alpha is at
 least 0.5). Only faces with some part in the frame are listed.
 
 Usage: bench/moving_faces.py --size 1280x720 --fps 30 --seconds 60 --seed 1 --out DIR/clip.mp4
        (--faces-off writes the background alone, with an empty truth, for false-mask runs;
-       --edge-faces adds the edge faces)
+       --edge-faces adds the edge faces; --appearing the faces that come into view inside the frame)
 """
 import argparse
 import csv
@@ -77,6 +77,14 @@ EDGE_OUT_RANGE = (0.2, 0.6)     # share of the label box's width beyond the side
 EDGE_SPEED_RANGE = (20.0, 150.0)
 EDGE_WALK_SPEED = (15.0, 80.0)
 EDGE_ID_BASE = 1000
+APPEAR_MEAN_GAP = 3.0
+APPEAR_STAY = (1.5, 3.0)
+TURN_S = 0.4                    # a head turning from profile to the camera, and back
+TURN_NARROWEST = 0.3            # the profile's width, as a share of the face's
+OCCLUDER_GROWTH = 1.3           # the shelf is this much larger than the face's sprite
+OCCLUDER_SPEED = (40.0, 150.0)
+APPEAR_ID_BASE = 2000
+APPEAR_KINDS = ("pop", "turn", "occluder")
 
 
 def parse_size(text):
@@ -161,11 +169,20 @@ class Track:
     """A face's path: a list of (t, cx, cy) waypoints of the label box's centre, moving in
     straight lines between them."""
 
-    def __init__(self, fid, start, points, image, box, width, height, edge=None):
+    def __init__(self, fid, start, points, image, box, width, height, edge=None, appears=None, occluder=None):
         self.id, self.start, self.points = fid, start, points
         self.image, self.box, self.width, self.height = image, box, width, height
         self.edge = edge   # the side edge an edge face stays at, else None
+        self.appears = appears     # how an appearing face comes into view (--appearing), else None
+        self.occluder = occluder   # the shelf it steps out from behind: (x, y, w, h), frame pixels
         self.end = points[-1][0]
+
+    def squeeze(self, t):
+        """The face's width as a share of its own: a turning face is narrow in profile."""
+        if self.appears != "turn":
+            return 1.0
+        turned = min(1.0, (t - self.start) / TURN_S, (self.end - t) / TURN_S)
+        return TURN_NARROWEST + (1 - TURN_NARROWEST) * max(0.0, turned)
 
     def centre(self, t):
         pts = self.points
@@ -295,6 +312,61 @@ def make_edge_schedule(rng, pool, fw, fh, seconds):
     return tracks
 
 
+def make_appearing_schedule(rng, pool, fw, fh, seconds):
+    """Faces that come into view inside the frame (--appearing, issue 40), one every 3 s on
+    average, by turns: "pop" shows at once and vanishes at once (someone coming round a
+    corner, a door opening); "turn" shows in profile (the face squeezed to 30% of its
+    width) and turns to the camera in 0.4 s, then back; "occluder" starts hidden behind a
+    shelf drawn over the scene (30% larger than its sprite) and steps out sideways at
+    40-150 px/s until it is clear, then back. Each stays 1.5-3 s, somewhere at least its
+    own size away from the edges. Width and photo are drawn as for the other faces; ids
+    start at 2000. Its own generator, so the crossing faces are those of the clip without it."""
+    tracks = []
+    unused = list(range(len(pool)))
+    t = 0.5
+    k = 0
+    while True:
+        t += rng.exponential(APPEAR_MEAN_GAP)
+        if t >= seconds:
+            break
+        kind = APPEAR_KINDS[k % len(APPEAR_KINDS)]
+        width, image, box = draw_face(rng, pool, unused)
+        height = width * box[3] / box[2]
+        stay = rng.uniform(*APPEAR_STAY)
+        x = rng.uniform(width * 1.5, max(width * 1.5 + 1, fw - width * 1.5))
+        y = rng.uniform(height * 1.5, max(height * 1.5 + 1, fh - height * 1.5))
+        occluder = None
+        if kind == "occluder":
+            # The sprite (label box and its margin) is about 1.5 times the label box.
+            ow, oh = 1.5 * width * OCCLUDER_GROWTH, 1.5 * height * OCCLUDER_GROWTH
+            occluder = (x - ow / 2, y - oh / 2, ow, oh)
+            side = -1 if x > fw / 2 else 1       # step out towards the side with more room
+            clear = x + side * (ow / 2 + 0.75 * width + 2)
+            travel = abs(clear - x) / rng.uniform(*OCCLUDER_SPEED)
+            points = [(t, x, y), (t + travel, clear, y), (t + travel + stay, clear, y), (t + 2 * travel + stay, x, y)]
+        else:
+            points = [(t, x, y), (t + stay, x, y)]
+        tracks.append(Track(APPEAR_ID_BASE + k, t, points, image, box, width, height, appears=kind, occluder=occluder))
+        k += 1
+    return tracks
+
+
+class Occluder:
+    """A shelf drawn over the scene: a flat brown panel with a fixed grain, so that it is
+    still between frames and no detector takes it for a face."""
+
+    def __init__(self, rng, rect, fw, fh):
+        x, y, w, h = rect
+        self.x0, self.y0 = max(0, int(round(x))), max(0, int(round(y)))
+        self.x1, self.y1 = min(fw, int(round(x + w))), min(fh, int(round(y + h)))
+        grain = rng.normal(0, 6, (self.y1 - self.y0, self.x1 - self.x0, 1))
+        self.pixels = np.clip(np.array([60, 90, 120], np.float32) + grain, 0, 255).astype(np.uint8)
+
+    def draw(self, frame, owner):
+        frame[self.y0:self.y1, self.x0:self.x1] = self.pixels
+        owner[self.y0:self.y1, self.x0:self.x1] = -2
+
+
 class Background:
     """vtest.avi, centre-cropped to the target aspect, scaled, and repeated to the target rate."""
 
@@ -346,6 +418,9 @@ def main():
     ap.add_argument("--faces-off", action="store_true", help="background only (no faces), empty truth")
     ap.add_argument("--edge-faces", action="store_true",
                     help="add a stream of faces that stand or walk 20-60%% beyond the left or right edge")
+    ap.add_argument("--appearing", action="store_true",
+                    help="add faces that come into view inside the frame: popping in, turning from profile, "
+                         "stepping out from behind a shelf")
     ap.add_argument("--crf", type=int, default=16)
     ap.add_argument("--preset", default="fast")
     args = ap.parse_args()
@@ -361,6 +436,12 @@ def main():
         if args.edge_faces:
             edge_rng = np.random.default_rng([args.seed, 1])
             tracks += make_edge_schedule(edge_rng, pool, fw, fh, args.seconds)
+        if args.appearing:
+            appearing_rng = np.random.default_rng([args.seed, 2])
+            tracks += make_appearing_schedule(appearing_rng, pool, fw, fh, args.seconds)
+    occluder_rng = np.random.default_rng([args.seed, 3])
+    # A shelf stands from a second before its face steps out to a second after it is back.
+    occluders = [(tr.start - 1.0, tr.end + 1.0, Occluder(occluder_rng, tr.occluder, fw, fh)) for tr in tracks if tr.occluder]
     sprites = {}
     for tr in tracks:
         sprites[tr.id] = face_sprite(args.faces_dir, tr.image, tr.box, tr.width)
@@ -381,10 +462,13 @@ def main():
         "faces": [{"id": tr.id, "image": tr.image, "label": list(tr.box), "width": round(tr.width, 1),
                    "start": round(tr.start, 3), "end": round(tr.end, 3),
                    "path": [[round(v, 2) for v in p] for p in tr.points],
-                   **({"edge": tr.edge} if tr.edge else {})} for tr in tracks],
+                   **({"edge": tr.edge} if tr.edge else {}), **({"appears": tr.appears} if tr.appears else {}),
+                   **({"occluder": [round(v, 1) for v in tr.occluder]} if tr.occluder else {})} for tr in tracks],
     }
     if args.edge_faces:
         meta["edge_faces"] = True
+    if args.appearing:
+        meta["appearing_faces"] = True
     with open(tmp_truth, "w") as truth:
         truth.write(json.dumps({"meta": meta}) + "\n")
         for i in range(frames):
@@ -396,6 +480,12 @@ def main():
                 if not (tr.start <= t <= tr.end):
                     continue
                 sprite, alpha, (bx, by, bw, bh) = sprites[tr.id]
+                squeeze = tr.squeeze(t)
+                if squeeze < 1.0:
+                    narrow = max(1, int(round(alpha.shape[1] * squeeze)))
+                    sprite = cv2.resize(sprite, (narrow, alpha.shape[0]), interpolation=cv2.INTER_AREA)
+                    alpha = cv2.resize(alpha, (narrow, alpha.shape[0]), interpolation=cv2.INTER_AREA)
+                    bx, bw = bx * narrow / sprites[tr.id][1].shape[1], bw * narrow / sprites[tr.id][1].shape[1]
                 cx, cy = tr.centre(t)
                 ox = int(round(cx - (bx + bw / 2)))
                 oy = int(round(cy - (by + bh / 2)))
@@ -412,6 +502,9 @@ def main():
                 # Label box in the frame (unclipped, then clipped).
                 lx, ly = ox + bx, oy + by
                 placed.append((tr, lx, ly, bw, bh))
+            for shown_from, shown_to, occluder in occluders:
+                if shown_from <= t <= shown_to:
+                    occluder.draw(frame, owner)
             faces = []
             for tr, lx, ly, bw, bh in placed:
                 x0, y0 = max(0, int(round(lx))), max(0, int(round(ly)))
@@ -419,7 +512,7 @@ def main():
                 if x1 <= x0 or y1 <= y0:
                     continue
                 box_owner = owner[y0:y1, x0:x1]
-                covered = np.count_nonzero((box_owner >= 0) & (box_owner != tr.id))
+                covered = np.count_nonzero((box_owner != -1) & (box_owner != tr.id))
                 visible = ((x1 - x0) * (y1 - y0) - covered) / max(1.0, bw * bh)
                 faces.append({"id": tr.id, "x": x0, "y": y0, "w": x1 - x0, "h": y1 - y0,
                               "width": round(bw, 1), "visible": round(min(1.0, visible), 3),

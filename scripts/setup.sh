@@ -17,6 +17,7 @@ if [ "${1:-}" = "--test" ]; then
     packages+=(ceph-mon ceph-osd radosgw ceph-common)                            # the archive tests' S3 service (radosgw)
     packages+=(mmdebstrap systemd-container procps)                              # the package suite's booted Debian 12 (systemd-nspawn; pgrep finds its PID 1)
     packages+=(e2fsprogs mount)                                                   # the store-fault tests' disks (mkfs.ext4, losetup, mount)
+    packages+=(python3-opencv python3-numpy)                                      # bench/: the face clips and their scorer (Debian's python3)
     packages+=(mediainfo gstreamer1.0-libav gstreamer1.0-plugins-bad)             # readers nobody here wrote (issue 31): mediainfo, GStreamer's discoverer (with its H.264 decoder) and h264parse (the time stamp SEI)
 fi
 if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--package" ]; then

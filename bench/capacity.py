@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""How many cameras one box carries (issue 40): N nodes side by side, each recording its own
+clip live at 30 fps with the defaults (privacy on), beside the ffmpeg floor measured in the
+same run. Prints a markdown table and writes bench/out/capacity-<time>.json.
+
+Clips (bench/moving_faces.py, cached in bench/out/): faces moving over a street scene with
+people walking (seed 1, 2, 3 for cameras 1, 2, 3: different faces on each); "still" is one
+frame of that scene without faces, repeated with fresh sensor-like noise every frame (an
+empty lab); "appearing" adds faces that come into view inside the frame (popping in,
+turning from profile, stepping out from behind a shelf; `moving_faces.py --appearing`).
+
+Runs (RUNS, comma-separated; default 720p,1080p,still,appearing,2x720p,3x720p):
+  720p, 1080p, still, appearing   one camera (1280x720 but 1080p);
+  2x720p, 3x720p                   two or three 720p cameras at once.
+
+floor     `ffmpeg -re -i CLIP -c:v libx264 -preset veryfast OUT.mp4` of camera 1's clip,
+          alone: decode and encode, no privacy, no live video. CPU from wait4's rusage.
+node      `allspark-node run --source CLIP --no-loop` per camera, all started together; each
+          exits at the end of its clip. CPU is the process's rusage (start-up included, as
+          the floor's is), given per 60 s of clip. Frames lost: the node's own count of
+          frames its capture dropped, and the scorer's count of clip frames missing from the
+          chunks. Faces: bench/exposure_score.py over the chunks: whole faces (>= 80% inside,
+          >= 48 px) and partial ones (40-80% inside) exposed, the longest run of frames one
+          face was shown, and the faces shown in the first frame they could be scored in.
+          Peak RSS is VmHWM.
+
+Usage: bench/capacity.py [--node BIN] [--seconds 60]   (RUNS; quiet machine: the load
+       average at the start is in the output)
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+HERE = REPO / "bench"
+CACHE = HERE / "out"
+PY = "/usr/bin/python3"   # Debian's python3, with python3-opencv (scripts/setup.sh --test)
+SIZES = {"720p": "1280x720", "1080p": "1920x1080"}
+FPS = 30
+
+
+def free_port():
+    import socket
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def moving_clip(size, seconds, seed, appearing=False):
+    kind = "appearing" if appearing else "moving-faces"
+    path = CACHE / f"capacity-{kind}-{size}-{seconds:g}s-seed{seed}.mp4"
+    if not path.exists():
+        command = [PY, str(HERE / "moving_faces.py"), "--size", size, "--fps", str(FPS), "--seconds", f"{seconds:g}",
+                   "--seed", str(seed), "--out", str(path)]
+        subprocess.run(command + (["--appearing"] if appearing else []), check=True, stdout=subprocess.DEVNULL)
+    return path
+
+
+def still_clip(size, seconds):
+    """One faceless frame of the scene, with temporal noise (a sensor's) on every frame."""
+    path = CACHE / f"capacity-still-{size}-{seconds:g}s.mp4"
+    if not path.exists():
+        background = CACHE / f"capacity-background-{size}.mp4"
+        subprocess.run([PY, str(HERE / "moving_faces.py"), "--size", size, "--fps", str(FPS), "--seconds", "1",
+                        "--faces-off", "--out", str(background)], check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(background), "-vf",
+                        f"trim=end_frame=1,loop=loop=-1:size=1,noise=alls=5:allf=t,fps={FPS}", "-t", f"{seconds:g}",
+                        "-c:v", "libx264", "-preset", "fast", "-crf", "16", "-pix_fmt", "yuv420p", str(path)], check=True)
+        # No faces: the scorer then counts the frames lost, and any mask as a false one.
+        frames = int(round(seconds * FPS))
+        with open(path.with_suffix(".truth.jsonl"), "w") as truth:
+            truth.write(json.dumps({"meta": {"size": [int(v) for v in size.split("x")], "fps": FPS, "frames": frames,
+                                             "faces": []}}) + "\n")
+            for index in range(frames):
+                truth.write(json.dumps({"frame": index, "faces": []}) + "\n")
+    return path
+
+
+def reap(pid, wait):
+    """The CPU seconds (user + system) of child `pid` once it has exited, else None. Only
+    wait4 gives a child's own rusage, so nothing else may reap it (no Popen.poll or wait)."""
+    reaped, _, usage = os.wait4(pid, 0 if wait else os.WNOHANG)
+    return usage.ru_utime + usage.ru_stime if reaped == pid else None
+
+
+def floor(clip, work):
+    process = subprocess.Popen(["ffmpeg", "-v", "error", "-y", "-re", "-i", str(clip), "-c:v", "libx264", "-preset",
+                                "veryfast", str(work / "floor.mp4")])
+    return reap(process.pid, wait=True)
+
+
+def api(port, path):
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as answer:
+            return json.load(answer)
+    except (OSError, ValueError):
+        return None
+
+
+def peak_rss_mib(pid):
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
+class Camera:
+    def __init__(self, node, clip, size, work):
+        self.clip, self.store, self.port = clip, work / "store", free_port()
+        environment = {**os.environ, "ALLSPARK_SERVER_AUTH": "none", "ALLSPARK_SERVER_HOST": "127.0.0.1",
+                       "ALLSPARK_SERVER_ANNOUNCE": "false", "ALLSPARK_CLOCK_SYNC_REQUIRED": "false",
+                       "ALLSPARK_SERVER_RTSP_PORT": str(free_port())}
+        self.log = open(work / "node.log", "w")
+        self.process = subprocess.Popen(
+            [node, "run", "--config", "/dev/null", "--source", str(clip), "--no-loop", "--size", size, "--fps", str(FPS),
+             "--store", str(self.store), "--port", str(self.port), "--uplink", "off", "--chunk-ms", "10000",
+             "--format", "mp4"], stdout=self.log, stderr=subprocess.STDOUT, env=environment, cwd=REPO)
+        self.peak, self.status, self.cpu = None, None, None
+
+    def sample(self):
+        if self.cpu is None:
+            self.peak = peak_rss_mib(self.process.pid) or self.peak
+            self.status = api(self.port, "/api/status") or self.status
+            self.cpu = reap(self.process.pid, wait=False)
+
+    def finished(self):
+        recorder = (self.status or {}).get("recorder", {})
+        return self.cpu is not None or (recorder.get("framesCaptured", 0) > 0 and not recorder.get("recording"))
+
+    def stop(self):
+        if self.cpu is None:
+            self.process.terminate()
+            self.cpu = reap(self.process.pid, wait=True)
+        self.process.returncode = 0   # reaped above
+        self.log.close()
+        return self.cpu
+
+
+def score(camera):
+    result = subprocess.run([PY, str(HERE / "exposure_score.py"), "--clip", str(camera.clip), "--chunks", str(camera.store)],
+                            check=True, stdout=subprocess.PIPE, text=True)
+    return json.loads(result.stdout)
+
+
+def run_cameras(node, clips, size, seconds, work):
+    cameras = []
+    for index, clip in enumerate(clips):
+        folder = work / f"camera-{index + 1}"
+        folder.mkdir()
+        cameras.append(Camera(node, clip, size, folder))
+    deadline = time.monotonic() + seconds + 60
+    while time.monotonic() < deadline and not all(camera.finished() for camera in cameras):
+        time.sleep(1)
+        for camera in cameras:
+            camera.sample()
+    rows = []
+    for camera in cameras:
+        camera.sample()
+        cpu = camera.stop()
+        scored = score(camera)
+        recorder = (camera.status or {}).get("recorder", {})
+        rows.append({"cpuPer60s": round(cpu * 60 / seconds, 1), "framesLostByNode": recorder.get("framesDropped"),
+                     "framesMissingInChunks": scored.get("frames_dropped"), "peakRSSMiB": round(camera.peak or 0, 1),
+                     "wholeExposedPct": scored.get("whole_exposed_pct"), "partialExposedPct": scored.get("partly_inside_exposed_pct"),
+                     "longestRunFrames": scored.get("face_longest_run_frames"),
+                     "facesOverTwoFrames": scored.get("faces_with_run_over_2"),
+                     "facesShownInFirstFrame": scored.get("faces_shown_in_first_frame"), "facesScored": scored.get("faces_scored"),
+                     "searches": (camera.status or {}).get("privacy", {}).get("framesSearched"),
+                     "waitsForDetection": (camera.status or {}).get("privacy", {}).get("waitsForDetection")})
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--node", default=str(REPO / ".build-release/release/allspark-node"))
+    parser.add_argument("--seconds", type=float, default=60)
+    options = parser.parse_args()
+    node = str(Path(options.node).resolve())
+    CACHE.mkdir(parents=True, exist_ok=True)
+    summary = {"started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "node": node,
+               "seconds": options.seconds, "loadAtStart": os.getloadavg()[0], "runs": []}
+    table = ["| run | node CPU (s per 60 s) | ffmpeg floor | node / floor | frames lost (node, chunks) | whole exposed % "
+             "| partial exposed % | longest run | faces > 2 in a row | shown in first frame | peak RSS (MiB) |",
+             "|" + "---|" * 11]
+    for name in os.environ.get("RUNS", "720p,1080p,still,appearing,2x720p,3x720p").split(","):
+        count = int(name.split("x")[0]) if "x" in name else 1
+        kind = name.split("x")[-1]
+        size = SIZES.get(kind, SIZES["720p"])
+        if kind == "still":
+            clips = [still_clip(size, options.seconds)] * count
+        else:
+            clips = [moving_clip(size, options.seconds, seed, appearing=kind == "appearing") for seed in range(1, count + 1)]
+        with tempfile.TemporaryDirectory(prefix=f"capacity-{name}-") as folder:
+            work = Path(folder)
+            floor_cpu = round(floor(clips[0], work) * 60 / options.seconds, 1)
+            cameras = run_cameras(node, clips, size, options.seconds, work)
+        summary["runs"].append({"run": name, "size": size, "floorPer60s": floor_cpu, "cameras": cameras})
+        for index, camera in enumerate(cameras):
+            label = name if count == 1 else f"{name}, camera {index + 1}"
+            table.append(f"| {label} | {camera['cpuPer60s']} | {floor_cpu} | {camera['cpuPer60s'] / floor_cpu:.2f}x | "
+                         f"{camera['framesLostByNode']}, {camera['framesMissingInChunks']} | {camera['wholeExposedPct']} | "
+                         f"{camera['partialExposedPct']} | {camera['longestRunFrames']} | {camera['facesOverTwoFrames']} | "
+                         f"{camera['facesShownInFirstFrame']} of {camera['facesScored']} | {camera['peakRSSMiB']} |")
+        print(table[-1], file=sys.stderr, flush=True)
+    summary["loadAtEnd"] = os.getloadavg()[0]
+    out = CACHE / f"capacity-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    out.write_text(json.dumps(summary, indent=2))
+    print("\n".join(table))
+    print(f"load average at start {summary['loadAtStart']:.2f}, at end {summary['loadAtEnd']:.2f}; {out}")
+
+
+if __name__ == "__main__":
+    main()
