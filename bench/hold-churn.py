@@ -72,7 +72,10 @@ class Fleet:
         found = []
         for page in self.s3.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=f"{name}/manifests/"):
             for item in page.get("Contents", []):
-                found.append(json.loads(self.s3.get_object(Bucket=self.bucket, Key=item["Key"])["Body"].read()))
+                try:
+                    found.append(json.loads(self.s3.get_object(Bucket=self.bucket, Key=item["Key"])["Body"].read()))
+                except self.s3.exceptions.NoSuchKey:
+                    pass   # deleted for age between the listing and the read
         return found
 
     def in_range(self, name, start_ms, end_ms):
