@@ -175,7 +175,9 @@ struct PrivacyDelayLineTests {
     func missedSamplesAreBridgedByTheHold() throws {
         let holdMs: Int64 = 400
         let masker = try DelayLineMasker(
-            width: 160, height: 120, settings: .init(capacity: 16, holdMs: holdMs, style: .fill),
+            // This detector misses by count, not by what it sees: every search must run it,
+            // where a still square would otherwise be searched once (PrivacyChangedSearchTests).
+            width: 160, height: 120, settings: .init(capacity: 16, holdMs: holdMs, style: .fill, searchesChangedRegions: false),
             makeDetectors: { [FlickeringSquareDetector()] })
         var released: [(captureMs: Int64, boxes: [PixelRect])] = []
         let collect = { (frame: MaskedFrame) in released.append((frame.captureTimeMs, frame.maskedBoxes)) }
@@ -271,7 +273,9 @@ struct PrivacyDelayLineTests {
     @Test("a square the detector finds only 10 frames after it appeared is masked back to its first frame")
     func lateFoundSquareIsMaskedBack() throws {
         let masker = try DelayLineMasker(
-            width: 160, height: 120, settings: .init(capacity: 64, style: .fill, lookbackMs: 500),
+            // This detector finds by frame number, not by what it sees (a real face that turns
+            // to the camera changes the picture, and is searched again for it).
+            width: 160, height: 120, settings: .init(capacity: 64, style: .fill, searchesChangedRegions: false, lookbackMs: 500),
             makeDetectors: { [LateSquareDetector(firstFound: 40)] })
         var released: [(number: Int, boxes: [PixelRect])] = []
         let collect = { (frame: MaskedFrame) in released.append((frameNumber(in: frame.picture), frame.maskedBoxes)) }

@@ -132,8 +132,8 @@ struct PrivacyEdgeGuardTests {
         watch.update(frame: 11, captureMs: 363, bands: &bands)
         #expect(bands == [rightBand])
         // Searches that cannot have seen a face cut by the right edge end nothing: the whole
-        // frame exactly, a region inside the frame, a window past the left edge, nothing changed.
-        watch.searched(frame: 11, region: nil)
+        // frame exactly, a region inside the frame, a window past the left edge, an empty one.
+        watch.searched(frame: 11, region: PixelRect(x: 0, y: 0, width: 1920, height: 1080))
         watch.searched(frame: 11, region: PixelRect(x: 1000, y: 500, width: 900, height: 500))
         watch.searched(frame: 11, region: PixelRect(x: -115, y: 432, width: 1152, height: 648))
         watch.searched(frame: 11, region: PixelRect(x: 0, y: 0, width: 0, height: 0))

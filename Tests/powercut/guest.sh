@@ -72,13 +72,20 @@ curl -s -o /dev/null "$API/api/health" || { say "FAILED node did not start: $(ta
 say "READY $(now)"
 
 # What the last cut left, once the node has recovered it: the chunks that began before this boot.
-"$NODE" chunks --json --config /dev/null --store "$STORE" | python3 -c '
+# A listing that fails is said with its exit status and tried again (once, in 8 boots on a
+# host at load 12, it printed nothing and the boot's checks never came).
+for attempt in 1 2 3; do
+    "$NODE" chunks --json --config /dev/null --store "$STORE" > /tmp/chunks.json 2> /tmp/chunks-errors && break
+    say "LISTFAILED attempt $attempt status $? $(tail -c 300 /tmp/chunks-errors | tr '\n' ' ')"
+    sleep 1
+done
+python3 -c '
 import json, sys
 before = [chunk for chunk in json.load(sys.stdin) if chunk["startMs"] < int(sys.argv[1])]
 print("LISTED " + json.dumps(before, separators=(",", ":")))
 for chunk in before:
     print("FILE " + chunk["file"] + " " + str(chunk["frames"]))
-' "$BOOT_MS" > /tmp/listed.txt
+' "$BOOT_MS" < /tmp/chunks.json > /tmp/listed.txt
 grep '^LISTED ' /tmp/listed.txt >> "$EVENTS"
 # Each listed chunk must decode to its last frame (one still evicted meanwhile is GONE, not broken).
 grep '^FILE ' /tmp/listed.txt | while read -r _ file frames; do

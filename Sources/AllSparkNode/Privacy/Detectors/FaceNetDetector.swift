@@ -48,13 +48,26 @@ public final class FaceNetDetector: RegionDetector {
     /// may reach up to its own size past the frame's edges: the part outside is the
     /// inside's mirror image, so a face cut by the edge is seen with its reflection.
     public func detect(in frame: YUV420Frame, within region: PixelRect, appendingTo regions: inout [PixelRect]) throws(PrivacyError) {
+        try detect(in: frame, within: region, scale: nil, appendingTo: &regions)
+    }
+
+    /// Searches `region` at `scale` net pixels per frame pixel (at most the widest input).
+    public func detect(
+        in frame: YUV420Frame, within region: PixelRect, scale: Double, appendingTo regions: inout [PixelRect]
+    ) throws(PrivacyError) {
+        try detect(in: frame, within: region, scale: Optional(scale), appendingTo: &regions)
+    }
+
+    private func detect(
+        in frame: YUV420Frame, within region: PixelRect, scale: Double?, appendingTo regions: inout [PixelRect]
+    ) throws(PrivacyError) {
         guard frame.width >= 2, frame.height >= 2, frame.width <= Int(Int32.max), frame.height <= Int(Int32.max) else {
             throw .detectionFailed("unusable frame \(frame.width)x\(frame.height)")
         }
         let inside = region.clamped(toWidth: frame.width, height: frame.height)
         guard inside.width >= 2, inside.height >= 2 else { return }
         let searched = region.width <= 3 * frame.width && region.height <= 3 * frame.height ? region : inside
-        let input = settings.inputSize(forWidth: searched.width, height: searched.height)
+        let input = settings.inputSize(forWidth: searched.width, height: searched.height, scale: scale)
         let image = allspark_yuv420_image(
             y: UnsafePointer(frame.y), u: UnsafePointer(frame.u), v: UnsafePointer(frame.v),
             width: Int32(frame.width), height: Int32(frame.height),

@@ -39,8 +39,10 @@ public struct FaceNetSettings: Sendable, Equatable {
     /// wide, the region's aspect kept, both sides rounded to the nearest multiple of 32 as
     /// the nets require (720p searched at 640x352, not 640x384: 8% less work for a 2%
     /// squash the nets do not notice).
-    func inputSize(forWidth width: Int, height: Int) -> (width: Int, height: Int) {
-        let scaledWidth = min(width, maxDetectionWidth)
+    /// With `scale`, the region is shrunk to that many input pixels per frame pixel instead.
+    func inputSize(forWidth width: Int, height: Int, scale: Double? = nil) -> (width: Int, height: Int) {
+        let wanted = scale.map { max(32, Int((Double(width) * min($0, 1)).rounded())) } ?? width
+        let scaledWidth = min(wanted, maxDetectionWidth)
         let scaledHeight = max(1, Int((Double(height) * Double(scaledWidth) / Double(width)).rounded()))
         return (Self.roundedTo32(scaledWidth), Self.roundedTo32(scaledHeight))
     }

@@ -5,8 +5,9 @@ import CFFmpeg
 ///
 /// Each frame is copied into a picture buffer of the delay line's pool (at most
 /// `capacity` frames are held), with a small grey thumbnail for tracking. Whenever the detection thread is idle it
-/// searches the newest frame, so it samples as often as it keeps up; `SearchPlan` says
-/// what each search looks at. A frame leaves once a search of a frame `lookbackMs` after
+/// searches the newest frame, but only where the picture changed since searches last
+/// looked (`SearchedPicture`, `ChangedRegionPlanner`; where much changed, `SearchPlan`'s
+/// turn): a still scene costs no search, a walking person a small one. A frame leaves once a search of a frame `lookbackMs` after
 /// it is done (only a search at or after it when its buffer is needed): a face the
 /// detector finds late is masked back through every frame still held, to where it came
 /// in. It leaves masked with:
@@ -41,12 +42,12 @@ public final class DelayLineMasker: LiveFrameMasking {
         /// Search every frame, in order, instead of the newest: nothing the detector can
         /// find escapes, and a live source loses the frames detection cannot keep up with.
         public var searchesEveryFrame: Bool
-        /// Every other search looks only where the picture changed since the search before
-        /// (a fixed camera's background is mostly still): a smaller region is searched more
-        /// finely and sooner. The others search the whole frame.
+        /// Search only where the picture changed since searches last looked there (a fixed
+        /// camera's background is mostly still), in small regions. Off: every search takes
+        /// `SearchPlan`'s turn (the whole frame or an edge window).
         public var searchesChangedRegions: Bool
-        /// The narrowest region searched: the detector's input width, so that a region is
-        /// never scaled up (scaling adds no detail) and the detector sees one input size.
+        /// The detector's widest input (`privacyDetectionWidth`): the plan's regions and the
+        /// changed regions' sizes follow from it.
         public var minimumRegionWidth: Int
         /// Thumbnails for tracking are at most this wide.
         public var trackingWidth: Int
@@ -118,9 +119,13 @@ public final class DelayLineMasker: LiveFrameMasking {
     private var held = 0
     private var lastSubmitted = -1
     private var plan: SearchPlan
-    /// The frame of the last whole-frame search: the changed-region searches compare against it.
-    private var lastWholeSearch = -1
-    private var changedRegionIsNext = false
+    /// What searches have looked at, block by block, and the regions that need a search.
+    private let searchedPicture = SearchedPicture()
+    private var changedBlocks: [Bool] = []
+    private var planner: ChangedRegionPlanner
+    private var trackedFaces: [PixelRect] = []
+    /// Frames that needed no search: nothing changed where searches had looked.
+    public private(set) var framesUnchanged = 0
     /// Every frame up to this one has had a search at or after it.
     private var searchedThrough = -1
     private var tracks: [FaceTrack] = []
@@ -145,12 +150,14 @@ public final class DelayLineMasker: LiveFrameMasking {
         painter = MaskPainter(style: settings.style, blocksAcross: settings.blocksAcross)
         flow = BoxFlow(settings: settings.flow)
         plan = SearchPlan(width: width, height: height, detectionWidth: settings.minimumRegionWidth)
+        planner = ChangedRegionPlanner(frameWidth: width, frameHeight: height, detectionWidth: settings.minimumRegionWidth)
         edgeWatch = EdgeWatch(frameWidth: width, frameHeight: height)
         pictures = PicturePool(width: width, height: height, capacity: settings.capacity)
         for _ in 0..<settings.capacity { slots.append(DelayLineSlot()) }
         spareThumbnails.reserveCapacity(settings.capacity)
         worker = try DetectionWorker(makeDetectors: makeDetectors)
         tracks.reserveCapacity(64)
+        trackedFaces.reserveCapacity(64)
         painted.reserveCapacity(64 + EdgeWatch.capacity)
     }
 
@@ -204,7 +211,7 @@ public final class DelayLineMasker: LiveFrameMasking {
         if worker.isBusy { record(worker.waitForResult()) }
         while lastSubmitted < newest {
             submit(settings.searchesEveryFrame ? lastSubmitted + 1 : newest)
-            record(worker.waitForResult())
+            if worker.isBusy { record(worker.waitForResult()) }
         }
         try release(emit, keepingLookback: false)
     }
@@ -226,76 +233,66 @@ public final class DelayLineMasker: LiveFrameMasking {
     }
 
     /// Takes back frame `number`'s thumbnail once nothing reads it: the frame has left, it is
-    /// not the newest (the next frame is tracked from it) nor the last whole-frame search
-    /// (the changed-region searches compare against it), and its slot has no later frame.
+    /// not the newest (the next frame is tracked from it), and its slot has no later frame.
     private func retireThumbnail(of number: Int) {
-        guard number >= 0, number < oldest, number != newest, number != lastWholeSearch, newest - number < settings.capacity,
+        guard number >= 0, number < oldest, number != newest, newest - number < settings.capacity,
             let thumbnail = slot(of: number).giveBackThumbnail()
         else { return }
         spareThumbnails.append(thumbnail)
     }
 
+    /// Hands frame `number` to detection, with what it must look at; a frame in which
+    /// nothing changed where searches looked needs no search and counts as searched.
     private func submit(_ number: Int) {
-        let region = nextRegion(for: number)
+        let regions = nextRegions(for: number)
         lastSubmitted = number
+        guard !regions.isEmpty else {
+            framesUnchanged += 1
+            searchedThrough = max(searchedThrough, number)
+            return
+        }
         let slot = slot(of: number)
         worker.submit(DetectionJob(
-            frameNumber: number, captureTimeMs: slot.captureTimeMs, picture: slot.frame.yuv420Picture, region: region))
+            frameNumber: number, captureTimeMs: slot.captureTimeMs, picture: slot.frame.yuv420Picture, regions: regions))
     }
 
-    /// What search `number` looks at (nil: exactly the frame). Every other search looks
-    /// only at the part that changed since the last whole-frame search, if that frame is
-    /// still held (empty when nothing changed), widened to the frame's shape so the
-    /// detector runs at one input size; the others take `SearchPlan`'s turns.
-    private func nextRegion(for number: Int) -> PixelRect? {
-        guard !settings.searchesEveryFrame else { return wholeSearch(of: number) }
-        let reference = lastWholeSearch >= 0 && lastWholeSearch < number && number - lastWholeSearch < settings.capacity
-            ? lastWholeSearch : nil
-        if settings.searchesChangedRegions, changedRegionIsNext, let reference {
-            changedRegionIsNext = false
-            guard let changed = ChangedArea.between(slot(of: reference).thumbnail, slot(of: number).thumbnail) else {
-                return PixelRect(x: 0, y: 0, width: 0, height: 0)
-            }
-            return frameShapedRegion(around: changed.clamped(toWidth: width, height: height)) ?? wholeSearch(of: number)
+    /// What the search of frame `number` looks at. Where the picture is still (a fixed
+    /// camera's background), only the blocks that changed since searches last looked at
+    /// them, in a few small regions (`ChangedRegionPlanner`), or nothing; where much changed,
+    /// `SearchPlan`'s turn (the whole frame, or an edge window). The searched picture takes
+    /// in what each search looks at, as soon as it is handed over: the next frame's change
+    /// is measured against it.
+    private func nextRegions(for number: Int) -> SearchRegions {
+        guard !settings.searchesEveryFrame else { return planned(.whole, in: number) }
+        guard settings.searchesChangedRegions else { return planned(plan.nextCoverage(wholeNeeded: false), in: number) }
+        let slot = slot(of: number)
+        let thumbnail = slot.thumbnail
+        guard searchedPicture.changedBlocks(in: thumbnail, capturedAtMs: slot.captureTimeMs, into: &changedBlocks) > 0 else {
+            return .nothing
         }
-        changedRegionIsNext = true
-        switch plan.nextCoverage(wholeNeeded: reference == nil) {
-        case .whole: return wholeSearch(of: number)
-        case .edgeWindow(let index): return plan.edgeWindows[index]
+        trackedFaces.removeAll(keepingCapacity: true)
+        for track in tracks where track.frameNumber == number { trackedFaces.append(track.tracked.box) }
+        guard let regions = planner.regions(changed: changedBlocks, in: searchedPicture, trackedFaces: trackedFaces) else {
+            return planned(plan.nextCoverage(wholeNeeded: false), in: number)
         }
-    }
-
-    private func wholeSearch(of number: Int) -> PixelRect? {
-        let previous = lastWholeSearch
-        lastWholeSearch = number
-        retireThumbnail(of: previous)
-        return plan.wholeRegion
-    }
-
-    /// The smallest box of the frame's aspect ratio, at least `minimumRegionWidth` wide,
-    /// around `area` and inside the frame; nil when that is most of the frame anyway. Where
-    /// the change touches a side edge (someone coming in or going out there), the region
-    /// reaches past that edge as the edge windows do, so the face cut by it is seen whole
-    /// with its reflection.
-    private func frameShapedRegion(around area: PixelRect) -> PixelRect? {
-        let aspect = Double(height) / Double(width)
-        var regionWidth = max(area.width, Int((Double(area.height) / aspect).rounded(.up)), settings.minimumRegionWidth)
-        regionWidth = (regionWidth + 1) & ~1
-        guard Double(regionWidth) <= Double(width) * Self.largestRegionShare else { return nil }
-        let regionHeight = min(height, (Int((Double(regionWidth) * aspect).rounded()) + 1) & ~1)
-        var left = min(max(0, area.x + area.width / 2 - regionWidth / 2), width - regionWidth) & ~1
-        let top = min(max(0, area.y + area.height / 2 - regionHeight / 2), height - regionHeight) & ~1
-        let reach = Int(Double(regionWidth) * SearchPlan.reachPastSide) & ~1
-        if area.x <= 0 {
-            left -= reach
-        } else if area.maxX >= width {
-            left += reach
+        for index in 0..<regions.count {
+            searchedPicture.record(searchOf: regions[index].rect, in: thumbnail, capturedAtMs: slot.captureTimeMs)
         }
-        return PixelRect(x: left, y: top, width: regionWidth, height: regionHeight)
+        return regions
     }
 
-    /// A changed region wider than this share of the frame is searched as the whole frame.
-    static let largestRegionShare = 0.75
+    /// `SearchPlan`'s region for `coverage`; the searched picture takes it in where the
+    /// detector sees it at a scale that finds faces (not a 1920 px frame shrunk to 640).
+    private func planned(_ coverage: SearchPlan.Coverage, in number: Int) -> SearchRegions {
+        let region = plan.region(for: coverage)
+        let rect = region ?? PixelRect(x: 0, y: 0, width: width, height: height)
+        let scale = min(1, Double(settings.minimumRegionWidth) / Double(max(rect.width, 1)))
+        if scale >= ChangedRegionPlanner.coarsestScale, settings.searchesChangedRegions {
+            let slot = slot(of: number)
+            searchedPicture.record(searchOf: rect, in: slot.thumbnail, capturedAtMs: slot.captureTimeMs)
+        }
+        return region.map { SearchRegions($0) } ?? .wholeFrame
+    }
 
     /// Moves every track from the frame before `number` into it and adds its box there.
     private func carryTracks(into number: Int) {
@@ -329,11 +326,15 @@ public final class DelayLineMasker: LiveFrameMasking {
         let searched = slot(of: number)
         searched.detectionMs = result.detectionMs
         if let failure = result.failure {
-            // Fail closed: every frame held now leaves masked whole.
+            // Fail closed: every frame held now leaves masked whole, and what this search
+            // was to look at is searched again.
             for waiting in oldest...max(oldest, newest) { slot(of: waiting).failure = failure }
+            searchedPicture.reset()
             return
         }
-        edgeWatch.searched(frame: number, region: result.region)
+        if !result.regions.isWholeFrame {
+            for index in 0..<result.regions.count { edgeWatch.searched(frame: number, region: result.regions[index].rect) }
+        }
         var appeared = 0
         for found in result.boxes {
             let detection = TrackedBox(box: found)
@@ -354,7 +355,7 @@ public final class DelayLineMasker: LiveFrameMasking {
             }
         }
         searched.appeared = appeared
-        dropLostTracks(after: number, at: result.captureTimeMs, searched: result.region)
+        dropLostTracks(after: number, at: result.captureTimeMs, searched: result.regions)
     }
 
     /// Updates the track that `carried` (a detection in frame `number`, carried to the
@@ -389,13 +390,13 @@ public final class DelayLineMasker: LiveFrameMasking {
     /// Ends tracks that search `number` looked at and did not find, last found more than
     /// `holdMs` ago, whose region has changed since or which are mostly outside the frame;
     /// and tracks that another, found now, duplicates.
-    private func dropLostTracks(after number: Int, at captureMs: Int64, searched region: PixelRect?) {
+    private func dropLostTracks(after number: Int, at captureMs: Int64, searched regions: SearchRegions) {
         let thumbnail = slot(of: newest).thumbnail
         var index = tracks.startIndex
         while index < tracks.endIndex {
             // A search that did not look at (most of what shows of) a face cannot have missed it.
             let shown = tracks[index].tracked.box.clamped(toWidth: width, height: height)
-            let lookedAt = region.map { 2 * $0.intersection(shown).area >= shown.area } ?? true
+            let lookedAt = regions.looked(atHalfOf: shown)
             if lookedAt, isLost(tracks[index], after: number, at: captureMs, in: thumbnail) {
                 tracks.remove(at: index)
             } else {

@@ -9,9 +9,8 @@ struct DetectionJob: @unchecked Sendable {
     let frameNumber: Int
     let captureTimeMs: Int64
     let picture: YUV420Frame
-    /// The part to search (frame pixels), nil for all of it, empty for none: the picture
-    /// is the same as the last one searched.
-    let region: PixelRect?
+    /// What to search; never nothing (a frame with nothing to search needs no job).
+    let regions: SearchRegions
 }
 
 /// What detection found in one sampled frame; a failure means the frame must be treated as
@@ -19,8 +18,8 @@ struct DetectionJob: @unchecked Sendable {
 struct DetectionResult: Sendable {
     let frameNumber: Int
     let captureTimeMs: Int64
-    /// What was searched: nil for the whole frame.
-    let region: PixelRect?
+    /// What was searched.
+    let regions: SearchRegions
     let boxes: [PixelRect]
     let failure: PrivacyError?
     let detectionMs: Double
@@ -118,10 +117,16 @@ final class DetectionWorker: Sendable {
             var failure: PrivacyError?
             do {
                 for detector in detectors {
-                    if let region = job.region {
-                        if !region.isEmpty { try detector.detect(in: job.picture, within: region, appendingTo: &boxes) }
-                    } else {
+                    if job.regions.isWholeFrame {
                         try detector.detect(in: job.picture, appendingTo: &boxes)
+                    }
+                    for index in 0..<job.regions.count {
+                        let region = job.regions[index]
+                        if let scale = region.scale {
+                            try detector.detect(in: job.picture, within: region.rect, scale: scale, appendingTo: &boxes)
+                        } else {
+                            try detector.detect(in: job.picture, within: region.rect, appendingTo: &boxes)
+                        }
                     }
                 }
             } catch {
@@ -130,7 +135,7 @@ final class DetectionWorker: Sendable {
             let elapsed = start.duration(to: clock.now).components
             let detectionMs = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
             let result = DetectionResult(
-                frameNumber: job.frameNumber, captureTimeMs: job.captureTimeMs, region: job.region, boxes: boxes, failure: failure, detectionMs: detectionMs)
+                frameNumber: job.frameNumber, captureTimeMs: job.captureTimeMs, regions: job.regions, boxes: boxes, failure: failure, detectionMs: detectionMs)
             state.withLock {
                 $0.job = nil
                 $0.result = result

@@ -64,7 +64,7 @@ enum EdgeGuard {
         }
     }
 
-    /// Whether the block at (`x`, `y`) differs by more than `ChangedArea.threshold` grey
+    /// Whether the block at (`x`, `y`) differs by more than `BlockChange.threshold` grey
     /// levels on average: sensor noise moves it by 1 or 2.
     private static func changedBlock(x: Int, y: Int, _ earlier: LumaThumbnail, _ later: LumaThumbnail) -> Bool {
         let (right, bottom) = (min(x + block, later.width), min(y + block, later.height))
@@ -73,6 +73,6 @@ enum EdgeGuard {
             guard let a = earlier.row(row), let b = later.row(row) else { return false }
             for column in x..<right { total += abs(Int(a[column]) - Int(b[column])) }
         }
-        return Double(total) > ChangedArea.threshold * Double((bottom - y) * (right - x))
+        return Double(total) > BlockChange.threshold * Double((bottom - y) * (right - x))
     }
 }

@@ -55,10 +55,10 @@ struct EdgeWatch {
         bands.indices.max { bands[$0].box.intersection(box).area < bands[$1].box.intersection(box).area }
     }
 
-    /// A search of frame `number` looked at `region` (nil: exactly the frame, which looks
-    /// past no edge): the bands it looked past, changed last at or before that frame, end.
-    mutating func searched(frame number: Int, region: PixelRect?) {
-        guard let region, !region.isEmpty else { return }
+    /// A search of frame `number` looked at `region`: the bands it looked past, changed
+    /// last at or before that frame, end.
+    mutating func searched(frame number: Int, region: PixelRect) {
+        guard !region.isEmpty else { return }
         let (width, height) = (frameWidth, frameHeight)
         bands.removeAll { $0.lastChange <= number && Self.looksPast(region, over: $0.box, frameWidth: width, frameHeight: height) }
     }
