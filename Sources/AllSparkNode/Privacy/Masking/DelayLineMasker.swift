@@ -58,6 +58,11 @@ public final class DelayLineMasker: LiveFrameMasking {
         /// Mask the band beside whatever is crossing an edge of the picture (`EdgeGuard`): a face
         /// walking in is masked before a search can find it, without waiting for later frames.
         public var guardsEdges: Bool
+        /// How long frames wait after something appeared where nothing moved before and
+        /// its search found no face there: a face turning from profile, or stepping out from
+        /// behind something, is often found a few frames later, and then masked back to the
+        /// frame it came in. Only those frames wait; the rest leave at once.
+        public var appearanceWaitMs: Int64
         var flow: BoxFlow.Settings
 
         /// The default lookback: none. With the edge guard on, faces walking in are masked
@@ -66,10 +71,13 @@ public final class DelayLineMasker: LiveFrameMasking {
         public static let defaultLookbackMs: Int64 = 0
         /// Time a search may take on a busy machine before frames wait for it.
         static let searchAllowanceMs: Int64 = 400
+        /// Six frames at 30 fps: the turning and stepping-out faces of bench/capacity.py's
+        /// appearing clips are mostly found within it.
+        public static let defaultAppearanceWaitMs: Int64 = 200
 
         /// Frames held at most at `fps`: the lookback and a search's allowance, and one more.
         public static func capacity(lookbackMs: Int64, fps: Double) -> Int {
-            let heldMs = Double(lookbackMs + searchAllowanceMs)
+            let heldMs = Double(lookbackMs + searchAllowanceMs + defaultAppearanceWaitMs)
             return max(4, Int((heldMs * max(fps, 1) / 1000).rounded(.up)) + 1)
         }
 
@@ -78,9 +86,10 @@ public final class DelayLineMasker: LiveFrameMasking {
             capacity: Int? = nil, fps: Double = 30, holdMs: Int64 = 1000, searchesEveryFrame: Bool = false, marginPerSide: Double = 0.2,
             style: MaskStyle = .mosaic, blocksAcross: Int = 6, searchesChangedRegions: Bool = true,
             minimumRegionWidth: Int = 640, trackingWidth: Int = 480, lookbackMs: Int64 = Settings.defaultLookbackMs,
-            guardsEdges: Bool = true
+            guardsEdges: Bool = true, appearanceWaitMs: Int64 = Settings.defaultAppearanceWaitMs
         ) {
             self.lookbackMs = lookbackMs
+            self.appearanceWaitMs = appearanceWaitMs
             self.guardsEdges = guardsEdges
             self.minimumRegionWidth = minimumRegionWidth
             self.searchesChangedRegions = searchesChangedRegions
@@ -128,6 +137,12 @@ public final class DelayLineMasker: LiveFrameMasking {
     public private(set) var framesUnchanged = 0
     /// Every frame up to this one has had a search at or after it.
     private var searchedThrough = -1
+    /// The frames waiting for a later search since something appeared (from this frame,
+    /// until a search of a frame captured then).
+    private var appearanceWaitFrom = Int.max
+    private var appearanceWaitUntilMs = Int64.min
+    /// Times frames waited for a later search after something appeared.
+    public private(set) var appearanceWaits = 0
     private var tracks: [FaceTrack] = []
     private var scratchSignature: RegionSignature?
     private var painted: [PixelRect] = []
@@ -270,13 +285,28 @@ public final class DelayLineMasker: LiveFrameMasking {
         guard searchedPicture.changedBlocks(in: thumbnail, capturedAtMs: slot.captureTimeMs, into: &changedBlocks) > 0 else {
             return .nothing
         }
+        // What a face found lately is masked with in this frame needs no search now: whatever
+        // changed under the mask leaves masked (and is searched once the mask moves off it).
+        // A face not found for half its hold is searched whole instead, so that it is let go
+        // once gone.
         trackedFaces.removeAll(keepingCapacity: true)
-        for track in tracks where track.frameNumber == number { trackedFaces.append(track.tracked.box) }
-        guard let regions = planner.regions(changed: changedBlocks, in: searchedPicture, trackedFaces: trackedFaces) else {
+        for track in tracks where track.frameNumber == number {
+            if slot.captureTimeMs - track.lastSeenMs > settings.holdMs / 2 {
+                trackedFaces.append(track.tracked.box)
+            } else {
+                let mask = track.tracked.box.grown(byFractionPerSide: settings.marginPerSide + track.tracked.growth)
+                searchedPicture.unflag(blocksInside: mask, in: &changedBlocks)
+            }
+        }
+        guard changedBlocks.contains(true) else { return .nothing }
+        guard var regions = planner.regions(changed: changedBlocks, in: searchedPicture, trackedFaces: trackedFaces) else {
             return planned(plan.nextCoverage(wholeNeeded: false), in: number)
         }
         for index in 0..<regions.count {
-            searchedPicture.record(searchOf: regions[index].rect, in: thumbnail, capturedAtMs: slot.captureTimeMs)
+            let rect = regions[index].rect
+            regions[index].appeared = searchedPicture.wasStill(inside: rect)
+                && !tracks.contains { $0.frameNumber == number && $0.tracked.box.intersection(rect).area > 0 }
+            searchedPicture.record(searchOf: rect, in: thumbnail, capturedAtMs: slot.captureTimeMs)
         }
         return regions
     }
@@ -322,6 +352,7 @@ public final class DelayLineMasker: LiveFrameMasking {
     private func record(_ result: DetectionResult) {
         framesSearched += 1
         let number = result.frameNumber
+        let searchedBefore = searchedThrough
         searchedThrough = max(searchedThrough, number)
         let searched = slot(of: number)
         searched.detectionMs = result.detectionMs
@@ -337,6 +368,8 @@ public final class DelayLineMasker: LiveFrameMasking {
         }
         var appeared = 0
         for found in result.boxes {
+            // Part of a tracked face, where a region's side cut it: the track's box is better.
+            if isCut(found, by: result.regions), tracks.contains(where: { $0.tracked.box.intersection(found).area > 0 }) { continue }
             let detection = TrackedBox(box: found)
             searched.add(detection)
             var ahead = detection
@@ -355,7 +388,37 @@ public final class DelayLineMasker: LiveFrameMasking {
             }
         }
         searched.appeared = appeared
+        if let appearance = unexplainedAppearance(in: result, searchedBefore: searchedBefore) {
+            appearanceWaits += 1
+            appearanceWaitFrom = min(appearanceWaitFrom, appearance)
+            appearanceWaitUntilMs = max(appearanceWaitUntilMs, result.captureTimeMs + settings.appearanceWaitMs)
+        }
         dropLostTracks(after: number, at: result.captureTimeMs, searched: result.regions)
+    }
+
+    /// Whether `box` reaches a side of a changed region that lies inside the frame: the net
+    /// saw only the part of a face on this side of it.
+    private func isCut(_ box: PixelRect, by regions: SearchRegions) -> Bool {
+        let slack = 2
+        return (0..<regions.count).contains { index in
+            let rect = regions[index].rect
+            guard regions[index].scale != nil, rect.intersection(box).area > 0 else { return false }
+            return (rect.x > 0 && box.x <= rect.x + slack) || (rect.maxX < width && box.maxX >= rect.maxX - slack)
+                || (rect.y > 0 && box.y <= rect.y + slack) || (rect.maxY < height && box.maxY >= rect.maxY - slack)
+        }
+    }
+
+    /// The first frame that may show what appeared (the first after `searchedBefore`, the
+    /// frames searched through before this result), when search `result` looked at a region
+    /// where something came into view (`SearchRegions.Region.appeared`) and found no face
+    /// there: it may yet turn out a face. Nil otherwise.
+    private func unexplainedAppearance(in result: DetectionResult, searchedBefore: Int) -> Int? {
+        guard settings.appearanceWaitMs > 0 else { return nil }
+        for index in 0..<result.regions.count where result.regions[index].appeared {
+            let rect = result.regions[index].rect
+            if !result.boxes.contains(where: { $0.intersection(rect).area > 0 }) { return max(oldest, searchedBefore + 1) }
+        }
+        return nil
     }
 
     /// Updates the track that `carried` (a detection in frame `number`, carried to the
@@ -396,7 +459,7 @@ public final class DelayLineMasker: LiveFrameMasking {
         while index < tracks.endIndex {
             // A search that did not look at (most of what shows of) a face cannot have missed it.
             let shown = tracks[index].tracked.box.clamped(toWidth: width, height: height)
-            let lookedAt = regions.looked(atHalfOf: shown)
+            let lookedAt = regions.lookedWhole(at: shown)
             if lookedAt, isLost(tracks[index], after: number, at: captureMs, in: thumbnail) {
                 tracks.remove(at: index)
             } else {
@@ -429,6 +492,13 @@ public final class DelayLineMasker: LiveFrameMasking {
         while held > 0, oldest <= searchedThrough {
             if keepingLookback, held < settings.capacity,
                slot(of: searchedThrough).captureTimeMs - slot(of: oldest).captureTimeMs < settings.lookbackMs {
+                return
+            }
+            if keepingLookback, held < settings.capacity, oldest >= appearanceWaitFrom {
+                guard slot(of: searchedThrough).captureTimeMs < appearanceWaitUntilMs else {
+                    appearanceWaitFrom = .max
+                    continue
+                }
                 return
             }
             let slot = slot(of: oldest)

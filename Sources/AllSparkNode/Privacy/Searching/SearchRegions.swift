@@ -7,6 +7,9 @@ struct SearchRegions: Sendable {
         var rect: PixelRect
         /// Detector input pixels per frame pixel; nil for the detector's own choice.
         var scale: Double?
+        /// It changed where nothing had moved at the search before, away from every face
+        /// tracked: something came into view there.
+        var appeared = false
     }
 
     static let capacity = 4
@@ -44,21 +47,29 @@ struct SearchRegions: Sendable {
     }
 
     subscript(index: Int) -> Region {
-        precondition(index >= 0 && index < count, "search region \(index) of \(count)")
-        switch index {
-        case 0: return storage.0
-        case 1: return storage.1
-        case 2: return storage.2
-        default: return storage.3
+        get {
+            precondition(index >= 0 && index < count, "search region \(index) of \(count)")
+            switch index {
+            case 0: return storage.0
+            case 1: return storage.1
+            case 2: return storage.2
+            default: return storage.3
+            }
+        }
+        set {
+            precondition(index >= 0 && index < count, "search region \(index) of \(count)")
+            switch index {
+            case 0: storage.0 = newValue
+            case 1: storage.1 = newValue
+            case 2: storage.2 = newValue
+            default: storage.3 = newValue
+            }
         }
     }
 
-    /// Whether the search looked at half of `box` (the part inside the frame) at least:
-    /// a search that did not cannot have missed the face there.
-    func looked(atHalfOf box: PixelRect) -> Bool {
-        if isWholeFrame { return true }
-        var best = 0
-        for index in 0..<count { best = max(best, self[index].rect.intersection(box).area) }
-        return 2 * best >= box.area
+    /// Whether one region held all of `box` (the part of a face inside the frame): only
+    /// then can the search have missed the face there; a net does not find half a face.
+    func lookedWhole(at box: PixelRect) -> Bool {
+        isWholeFrame || (0..<count).contains { self[$0].rect.contains(box) }
     }
 }

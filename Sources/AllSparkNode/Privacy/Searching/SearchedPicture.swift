@@ -23,6 +23,10 @@ final class SearchedPicture {
     /// Per block: the capture time of the frame a search last covered it in, nil if none
     /// has since the last reset.
     private var searchedAtMs: [Int64?] = []
+    /// Per block: its pixels differed from what was searched at the last `changedBlocks`,
+    /// and at the one before (a refresh come due is not a change).
+    private var movedNow: [Bool] = []
+    private var movedBefore: [Bool] = []
     let refreshMs: Int64
 
     init(refreshMs: Int64 = 2000) {
@@ -40,12 +44,14 @@ final class SearchedPicture {
     func changedBlocks(in thumbnail: LumaThumbnail, capturedAtMs captureMs: Int64, into changed: inout [Bool]) -> Int {
         adopt(size: thumbnail)
         if changed.count != searchedAtMs.count { changed = Array(repeating: false, count: searchedAtMs.count) }
+        swap(&movedNow, &movedBefore)
         var count = 0
         for blockY in 0..<blocksDown {
             for blockX in 0..<blocksAcross {
                 let index = blockY * blocksAcross + blockX
                 let stale = searchedAtMs[index].map { captureMs - $0 > refreshMs } ?? true
-                changed[index] = stale || differs(blockX: blockX, blockY: blockY, in: thumbnail)
+                movedNow[index] = searchedAtMs[index] != nil && differs(blockX: blockX, blockY: blockY, in: thumbnail)
+                changed[index] = stale || movedNow[index]
                 if changed[index] { count += 1 }
             }
         }
@@ -57,18 +63,41 @@ final class SearchedPicture {
     /// what was searched.
     func record(searchOf region: PixelRect, in thumbnail: LumaThumbnail, capturedAtMs captureMs: Int64) {
         adopt(size: thumbnail)
-        let left = Int((Double(max(region.x, 0)) * scale).rounded(.up))
-        let top = Int((Double(max(region.y, 0)) * scale).rounded(.up))
-        let right = Int((Double(region.maxX) * scale).rounded(.down))
-        let bottom = Int((Double(region.maxY) * scale).rounded(.down))
+        forEachBlock(inside: region) { blockX, blockY in
+            copyBlock(blockX: blockX, blockY: blockY, from: thumbnail)
+            searchedAtMs[blockY * blocksAcross + blockX] = captureMs
+        }
+    }
+
+    /// Whether no block wholly inside `box` had moved at the `changedBlocks` before the
+    /// last: what changed there now came into view where all was still.
+    func wasStill(inside box: PixelRect) -> Bool {
+        var still = true
+        forEachBlock(inside: box) { blockX, blockY in
+            if movedBefore[blockY * blocksAcross + blockX] { still = false }
+        }
+        return still
+    }
+
+    /// Clears the flags of the blocks wholly inside `box` (frame pixels).
+    func unflag(blocksInside box: PixelRect, in changed: inout [Bool]) {
+        guard changed.count == blocksAcross * blocksDown else { return }
+        forEachBlock(inside: box) { blockX, blockY in changed[blockY * blocksAcross + blockX] = false }
+    }
+
+    /// Calls `body` with each block wholly inside `box` (frame pixels).
+    private func forEachBlock(inside box: PixelRect, _ body: (_ blockX: Int, _ blockY: Int) -> Void) {
+        let left = Int((Double(max(box.x, 0)) * scale).rounded(.up))
+        let top = Int((Double(max(box.y, 0)) * scale).rounded(.up))
+        let right = Int((Double(box.maxX) * scale).rounded(.down))
+        let bottom = Int((Double(box.maxY) * scale).rounded(.down))
         let firstX = (left + Self.block - 1) / Self.block
         let firstY = (top + Self.block - 1) / Self.block
         for blockY in firstY..<max(firstY, blocksDown) {
             guard min((blockY + 1) * Self.block, height) <= bottom else { break }
             for blockX in firstX..<max(firstX, blocksAcross) {
                 guard min((blockX + 1) * Self.block, width) <= right else { break }
-                copyBlock(blockX: blockX, blockY: blockY, from: thumbnail)
-                searchedAtMs[blockY * blocksAcross + blockX] = captureMs
+                body(blockX, blockY)
             }
         }
     }
@@ -92,6 +121,8 @@ final class SearchedPicture {
         blocksDown = (height + Self.block - 1) / Self.block
         pixels = Array(repeating: 0, count: width * height)
         searchedAtMs = Array(repeating: nil, count: blocksAcross * blocksDown)
+        movedNow = Array(repeating: false, count: blocksAcross * blocksDown)
+        movedBefore = movedNow
     }
 
     private func differs(blockX: Int, blockY: Int, in thumbnail: LumaThumbnail) -> Bool {
