@@ -177,36 +177,4 @@ struct PrivacyChangedSearchTests {
         #expect(exposed.isEmpty, "frames showing the square: \(exposed)")
         #expect(released[..<appears].allSatisfy { $0.isEmpty })
     }
-
-    @Test("frames wait after something appears that no search finds a face in yet; a face found a few frames later is masked back to its first frame",
-          arguments: [DelayLineMasker.Settings.defaultAppearanceWaitMs, 0])
-    func framesWaitAfterAnAppearance(appearanceWaitMs: Int64) throws {
-        let log = RegionLoggingSquareDetector.Log()
-        let masker = try DelayLineMasker(
-            width: 1280, height: 720, settings: .init(capacity: 16, style: .fill, lookbackMs: 0, appearanceWaitMs: appearanceWaitMs),
-            makeDetectors: { [RegionLoggingSquareDetector(log: log)] })
-        var released: [[PixelRect]] = []
-        let collect = { (frame: MaskedFrame) in released.append(frame.maskedBoxes) }
-        // A square fades in over 5 frames, as a face turns to the camera: the detector (luma
-        // 250 only) finds it from its fifth frame.
-        let (appears, frames) = (20, 50)
-        let square = PixelRect(x: 700, y: 300, width: 60, height: 60)
-        for index in 0..<frames {
-            let shade = index < appears ? nil : UInt8(min(250, 170 + 20 * (index - appears)))
-            let picture = shade.map { scene(squares: [(square.x, square.y)], shade: $0) } ?? scene()
-            try masker.push(picture.frame, captureTimeMs: Int64(index) * 33, emit: collect)
-            usleep(15_000)
-        }
-        try masker.finish(emit: collect)
-
-        try #require(released.count == frames)
-        let exposed = (appears..<frames).filter { coverage(of: square, by: released[$0]) < 1 }
-        if appearanceWaitMs > 0 {
-            #expect(masker.appearanceWaits >= 1)
-            #expect(exposed.isEmpty, "frames showing the square: \(exposed)")
-        } else {
-            // Without the wait the frames before the detector could find it leave as they are.
-            #expect(exposed.contains(appears), "frames showing the square: \(exposed)")
-        }
-    }
 }

@@ -58,11 +58,6 @@ public final class DelayLineMasker: LiveFrameMasking {
         /// Mask the band beside whatever is crossing an edge of the picture (`EdgeGuard`): a face
         /// walking in is masked before a search can find it, without waiting for later frames.
         public var guardsEdges: Bool
-        /// How long frames wait after something appeared where nothing moved before and
-        /// its search found no face there: a face turning from profile, or stepping out from
-        /// behind something, is often found a few frames later, and then masked back to the
-        /// frame it came in. Only those frames wait; the rest leave at once.
-        public var appearanceWaitMs: Int64
         var flow: BoxFlow.Settings
 
         /// The default lookback: none. With the edge guard on, faces walking in are masked
@@ -71,13 +66,10 @@ public final class DelayLineMasker: LiveFrameMasking {
         public static let defaultLookbackMs: Int64 = 0
         /// Time a search may take on a busy machine before frames wait for it.
         static let searchAllowanceMs: Int64 = 400
-        /// Six frames at 30 fps: the turning and stepping-out faces of bench/capacity.py's
-        /// appearing clips are mostly found within it.
-        public static let defaultAppearanceWaitMs: Int64 = 200
 
         /// Frames held at most at `fps`: the lookback and a search's allowance, and one more.
         public static func capacity(lookbackMs: Int64, fps: Double) -> Int {
-            let heldMs = Double(lookbackMs + searchAllowanceMs + defaultAppearanceWaitMs)
+            let heldMs = Double(lookbackMs + searchAllowanceMs)
             return max(4, Int((heldMs * max(fps, 1) / 1000).rounded(.up)) + 1)
         }
 
@@ -86,10 +78,9 @@ public final class DelayLineMasker: LiveFrameMasking {
             capacity: Int? = nil, fps: Double = 30, holdMs: Int64 = 1000, searchesEveryFrame: Bool = false, marginPerSide: Double = 0.2,
             style: MaskStyle = .mosaic, blocksAcross: Int = 6, searchesChangedRegions: Bool = true,
             minimumRegionWidth: Int = 640, trackingWidth: Int = 480, lookbackMs: Int64 = Settings.defaultLookbackMs,
-            guardsEdges: Bool = true, appearanceWaitMs: Int64 = Settings.defaultAppearanceWaitMs
+            guardsEdges: Bool = true
         ) {
             self.lookbackMs = lookbackMs
-            self.appearanceWaitMs = appearanceWaitMs
             self.guardsEdges = guardsEdges
             self.minimumRegionWidth = minimumRegionWidth
             self.searchesChangedRegions = searchesChangedRegions
@@ -137,12 +128,6 @@ public final class DelayLineMasker: LiveFrameMasking {
     public private(set) var framesUnchanged = 0
     /// Every frame up to this one has had a search at or after it.
     private var searchedThrough = -1
-    /// The frames waiting for a later search since something appeared (from this frame,
-    /// until a search of a frame captured then).
-    private var appearanceWaitFrom = Int.max
-    private var appearanceWaitUntilMs = Int64.min
-    /// Times frames waited for a later search after something appeared.
-    public private(set) var appearanceWaits = 0
     private var tracks: [FaceTrack] = []
     private var scratchSignature: RegionSignature?
     private var painted: [PixelRect] = []
@@ -299,14 +284,11 @@ public final class DelayLineMasker: LiveFrameMasking {
             }
         }
         guard changedBlocks.contains(true) else { return .nothing }
-        guard var regions = planner.regions(changed: changedBlocks, in: searchedPicture, trackedFaces: trackedFaces) else {
+        guard let regions = planner.regions(changed: changedBlocks, in: searchedPicture, trackedFaces: trackedFaces) else {
             return planned(plan.nextCoverage(wholeNeeded: false), in: number)
         }
         for index in 0..<regions.count {
-            let rect = regions[index].rect
-            regions[index].appeared = searchedPicture.wasStill(inside: rect)
-                && !tracks.contains { $0.frameNumber == number && $0.tracked.box.intersection(rect).area > 0 }
-            searchedPicture.record(searchOf: rect, in: thumbnail, capturedAtMs: slot.captureTimeMs)
+            searchedPicture.record(searchOf: regions[index].rect, in: thumbnail, capturedAtMs: slot.captureTimeMs)
         }
         return regions
     }
@@ -352,7 +334,6 @@ public final class DelayLineMasker: LiveFrameMasking {
     private func record(_ result: DetectionResult) {
         framesSearched += 1
         let number = result.frameNumber
-        let searchedBefore = searchedThrough
         searchedThrough = max(searchedThrough, number)
         let searched = slot(of: number)
         searched.detectionMs = result.detectionMs
@@ -388,11 +369,6 @@ public final class DelayLineMasker: LiveFrameMasking {
             }
         }
         searched.appeared = appeared
-        if let appearance = unexplainedAppearance(in: result, searchedBefore: searchedBefore) {
-            appearanceWaits += 1
-            appearanceWaitFrom = min(appearanceWaitFrom, appearance)
-            appearanceWaitUntilMs = max(appearanceWaitUntilMs, result.captureTimeMs + settings.appearanceWaitMs)
-        }
         dropLostTracks(after: number, at: result.captureTimeMs, searched: result.regions)
     }
 
@@ -406,19 +382,6 @@ public final class DelayLineMasker: LiveFrameMasking {
             return (rect.x > 0 && box.x <= rect.x + slack) || (rect.maxX < width && box.maxX >= rect.maxX - slack)
                 || (rect.y > 0 && box.y <= rect.y + slack) || (rect.maxY < height && box.maxY >= rect.maxY - slack)
         }
-    }
-
-    /// The first frame that may show what appeared (the first after `searchedBefore`, the
-    /// frames searched through before this result), when search `result` looked at a region
-    /// where something came into view (`SearchRegions.Region.appeared`) and found no face
-    /// there: it may yet turn out a face. Nil otherwise.
-    private func unexplainedAppearance(in result: DetectionResult, searchedBefore: Int) -> Int? {
-        guard settings.appearanceWaitMs > 0 else { return nil }
-        for index in 0..<result.regions.count where result.regions[index].appeared {
-            let rect = result.regions[index].rect
-            if !result.boxes.contains(where: { $0.intersection(rect).area > 0 }) { return max(oldest, searchedBefore + 1) }
-        }
-        return nil
     }
 
     /// Updates the track that `carried` (a detection in frame `number`, carried to the
@@ -492,13 +455,6 @@ public final class DelayLineMasker: LiveFrameMasking {
         while held > 0, oldest <= searchedThrough {
             if keepingLookback, held < settings.capacity,
                slot(of: searchedThrough).captureTimeMs - slot(of: oldest).captureTimeMs < settings.lookbackMs {
-                return
-            }
-            if keepingLookback, held < settings.capacity, oldest >= appearanceWaitFrom {
-                guard slot(of: searchedThrough).captureTimeMs < appearanceWaitUntilMs else {
-                    appearanceWaitFrom = .max
-                    continue
-                }
                 return
             }
             let slot = slot(of: oldest)

@@ -7,9 +7,6 @@ struct SearchRegions: Sendable {
         var rect: PixelRect
         /// Detector input pixels per frame pixel; nil for the detector's own choice.
         var scale: Double?
-        /// It changed where nothing had moved at the search before, away from every face
-        /// tracked: something came into view there.
-        var appeared = false
     }
 
     static let capacity = 4

@@ -23,10 +23,6 @@ final class SearchedPicture {
     /// Per block: the capture time of the frame a search last covered it in, nil if none
     /// has since the last reset.
     private var searchedAtMs: [Int64?] = []
-    /// Per block: its pixels differed from what was searched at the last `changedBlocks`,
-    /// and at the one before (a refresh come due is not a change).
-    private var movedNow: [Bool] = []
-    private var movedBefore: [Bool] = []
     let refreshMs: Int64
 
     init(refreshMs: Int64 = 2000) {
@@ -44,14 +40,12 @@ final class SearchedPicture {
     func changedBlocks(in thumbnail: LumaThumbnail, capturedAtMs captureMs: Int64, into changed: inout [Bool]) -> Int {
         adopt(size: thumbnail)
         if changed.count != searchedAtMs.count { changed = Array(repeating: false, count: searchedAtMs.count) }
-        swap(&movedNow, &movedBefore)
         var count = 0
         for blockY in 0..<blocksDown {
             for blockX in 0..<blocksAcross {
                 let index = blockY * blocksAcross + blockX
                 let stale = searchedAtMs[index].map { captureMs - $0 > refreshMs } ?? true
-                movedNow[index] = searchedAtMs[index] != nil && differs(blockX: blockX, blockY: blockY, in: thumbnail)
-                changed[index] = stale || movedNow[index]
+                changed[index] = stale || differs(blockX: blockX, blockY: blockY, in: thumbnail)
                 if changed[index] { count += 1 }
             }
         }
@@ -67,16 +61,6 @@ final class SearchedPicture {
             copyBlock(blockX: blockX, blockY: blockY, from: thumbnail)
             searchedAtMs[blockY * blocksAcross + blockX] = captureMs
         }
-    }
-
-    /// Whether no block wholly inside `box` had moved at the `changedBlocks` before the
-    /// last: what changed there now came into view where all was still.
-    func wasStill(inside box: PixelRect) -> Bool {
-        var still = true
-        forEachBlock(inside: box) { blockX, blockY in
-            if movedBefore[blockY * blocksAcross + blockX] { still = false }
-        }
-        return still
     }
 
     /// Clears the flags of the blocks wholly inside `box` (frame pixels).
@@ -121,8 +105,6 @@ final class SearchedPicture {
         blocksDown = (height + Self.block - 1) / Self.block
         pixels = Array(repeating: 0, count: width * height)
         searchedAtMs = Array(repeating: nil, count: blocksAcross * blocksDown)
-        movedNow = Array(repeating: false, count: blocksAcross * blocksDown)
-        movedBefore = movedNow
     }
 
     private func differs(blockX: Int, blockY: Int, in thumbnail: LumaThumbnail) -> Bool {
