@@ -42,14 +42,9 @@ HERE = REPO / "bench"
 CACHE = HERE / "out"
 PY = "/usr/bin/python3"   # Debian's python3, with python3-opencv (scripts/setup.sh --test)
 SIZES = {"720p": "1280x720", "1080p": "1920x1080"}
+sys.path.insert(0, str(REPO / "Tests/protocol"))
+from node_harness import free_port, peak_rss_mib  # noqa: E402
 FPS = 30
-
-
-def free_port():
-    import socket
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def moving_clip(size, seconds, seed, appearing=False):
@@ -101,16 +96,6 @@ def api(port, path):
             return json.load(answer)
     except (OSError, ValueError):
         return None
-
-
-def peak_rss_mib(pid):
-    try:
-        for line in open(f"/proc/{pid}/status"):
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return None
 
 
 class Camera:

@@ -54,6 +54,8 @@ import urllib.error
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "Tests", "protocol"))
+from node_harness import peak_rss_mib  # noqa: E402
 PY = "/usr/bin/python3"   # Debian's python3 with cv2 and numpy
 
 
@@ -160,16 +162,6 @@ class BusyLoop:
                 "cpu_share": round(cpu_s / wall, 2) if cpu_s is not None and wall > 0 else None}
 
 
-def vm_hwm_mb(pid):
-    try:
-        for line in open(f"/proc/{pid}/status"):
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return None
-
-
 def node_live(node, clip, size, fps, seconds, work, privacy, flags, busy=None):
     """Records CLIP as a paced camera (with a BusyLoop beside it when busy is not None: the
     core to pin it to, or -1 for none); returns (store dir, facts)."""
@@ -196,7 +188,7 @@ def node_live(node, clip, size, fps, seconds, work, privacy, flags, busy=None):
         while time.monotonic() < deadline and proc.poll() is None:
             time.sleep(1)
             st = status(port)
-            peak = vm_hwm_mb(proc.pid) or peak
+            peak = peak_rss_mib(proc.pid) or peak
             if st:
                 last = st
                 rec = st["recorder"]
@@ -210,7 +202,7 @@ def node_live(node, clip, size, fps, seconds, work, privacy, flags, busy=None):
     finally:
         busy_facts = busy_loop.stop() if busy_loop else None
     wall = time.monotonic() - start
-    peak = vm_hwm_mb(proc.pid) or peak
+    peak = peak_rss_mib(proc.pid) or peak
     exited_by_itself = proc.poll() is not None
     if proc.poll() is None:
         proc.terminate()

@@ -38,6 +38,17 @@ def rss_mib(pid):
     return 0.0
 
 
+def peak_rss_mib(pid):
+    """The process's peak resident memory (VmHWM), None once it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return None
+
+
 def wait_for_answer(url, timeout=30):
     """Waits until a freshly started node answers `url` with a success."""
     deadline = time.time() + timeout

@@ -123,7 +123,8 @@ public final class DelayLineMasker: LiveFrameMasking {
     private let searchedPicture = SearchedPicture()
     private var changedBlocks: [Bool] = []
     private var planner: ChangedRegionPlanner
-    private var trackedFaces: [PixelRect] = []
+    /// Faces not found for half their hold, which the next changed region touching them searches whole.
+    private var facesToConfirm: [PixelRect] = []
     /// Frames that needed no search: nothing changed where searches had looked.
     public private(set) var framesUnchanged = 0
     /// Every frame up to this one has had a search at or after it.
@@ -157,7 +158,7 @@ public final class DelayLineMasker: LiveFrameMasking {
         spareThumbnails.reserveCapacity(settings.capacity)
         worker = try DetectionWorker(makeDetectors: makeDetectors)
         tracks.reserveCapacity(64)
-        trackedFaces.reserveCapacity(64)
+        facesToConfirm.reserveCapacity(64)
         painted.reserveCapacity(64 + EdgeWatch.capacity)
     }
 
@@ -267,24 +268,23 @@ public final class DelayLineMasker: LiveFrameMasking {
         guard settings.searchesChangedRegions else { return planned(plan.nextCoverage(wholeNeeded: false), in: number) }
         let slot = slot(of: number)
         let thumbnail = slot.thumbnail
-        guard searchedPicture.changedBlocks(in: thumbnail, capturedAtMs: slot.captureTimeMs, into: &changedBlocks) > 0 else {
-            return .nothing
-        }
+        var changedCount = searchedPicture.changedBlocks(in: thumbnail, capturedAtMs: slot.captureTimeMs, into: &changedBlocks)
+        guard changedCount > 0 else { return .nothing }
         // What a face found lately is masked with in this frame needs no search now: whatever
         // changed under the mask leaves masked (and is searched once the mask moves off it).
         // A face not found for half its hold is searched whole instead, so that it is let go
         // once gone.
-        trackedFaces.removeAll(keepingCapacity: true)
+        facesToConfirm.removeAll(keepingCapacity: true)
         for track in tracks where track.frameNumber == number {
             if slot.captureTimeMs - track.lastSeenMs > settings.holdMs / 2 {
-                trackedFaces.append(track.tracked.box)
+                facesToConfirm.append(track.tracked.box)
             } else {
                 let mask = track.tracked.box.grown(byFractionPerSide: settings.marginPerSide + track.tracked.growth)
-                searchedPicture.unflag(blocksInside: mask, in: &changedBlocks)
+                changedCount -= searchedPicture.unflag(blocksInside: mask, in: &changedBlocks)
             }
         }
-        guard changedBlocks.contains(true) else { return .nothing }
-        guard let regions = planner.regions(changed: changedBlocks, in: searchedPicture, trackedFaces: trackedFaces) else {
+        guard changedCount > 0 else { return .nothing }
+        guard let regions = planner.regions(changed: changedBlocks, in: searchedPicture, trackedFaces: facesToConfirm) else {
             return planned(plan.nextCoverage(wholeNeeded: false), in: number)
         }
         for index in 0..<regions.count {

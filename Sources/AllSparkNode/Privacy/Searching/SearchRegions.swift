@@ -44,23 +44,12 @@ struct SearchRegions: Sendable {
     }
 
     subscript(index: Int) -> Region {
-        get {
-            precondition(index >= 0 && index < count, "search region \(index) of \(count)")
-            switch index {
-            case 0: return storage.0
-            case 1: return storage.1
-            case 2: return storage.2
-            default: return storage.3
-            }
-        }
-        set {
-            precondition(index >= 0 && index < count, "search region \(index) of \(count)")
-            switch index {
-            case 0: storage.0 = newValue
-            case 1: storage.1 = newValue
-            case 2: storage.2 = newValue
-            default: storage.3 = newValue
-            }
+        precondition(index >= 0 && index < count, "search region \(index) of \(count)")
+        switch index {
+        case 0: return storage.0
+        case 1: return storage.1
+        case 2: return storage.2
+        default: return storage.3
         }
     }
 

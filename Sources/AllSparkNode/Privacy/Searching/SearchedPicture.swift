@@ -63,10 +63,17 @@ final class SearchedPicture {
         }
     }
 
-    /// Clears the flags of the blocks wholly inside `box` (frame pixels).
-    func unflag(blocksInside box: PixelRect, in changed: inout [Bool]) {
-        guard changed.count == blocksAcross * blocksDown else { return }
-        forEachBlock(inside: box) { blockX, blockY in changed[blockY * blocksAcross + blockX] = false }
+    /// Clears the flags of the blocks wholly inside `box` (frame pixels). Returns how many
+    /// were set.
+    func unflag(blocksInside box: PixelRect, in changed: inout [Bool]) -> Int {
+        guard changed.count == blocksAcross * blocksDown else { return 0 }
+        var cleared = 0
+        forEachBlock(inside: box) { blockX, blockY in
+            let index = blockY * blocksAcross + blockX
+            if changed[index] { cleared += 1 }
+            changed[index] = false
+        }
+        return cleared
     }
 
     /// Calls `body` with each block wholly inside `box` (frame pixels).
