@@ -24,8 +24,10 @@ node      `allspark-node run --source CLIP --no-loop` per camera, all started to
           face was shown, and the faces shown in the first frame they could be scored in.
           Peak RSS is VmHWM.
 
-Usage: bench/capacity.py [--node BIN] [--seconds 60]   (RUNS; quiet machine: the load
-       average at the start is in the output)
+Usage: bench/capacity.py [--node BIN] [--seconds 60] [--node-args "--privacy none"]
+       (RUNS; quiet machine: the load average at the start is in the output). --node-args
+       adds options to every node's `run`: with `--privacy none` the table shows what the
+       node costs beside the floor without privacy.
 """
 import argparse
 import json
@@ -99,7 +101,7 @@ def api(port, path):
 
 
 class Camera:
-    def __init__(self, node, clip, size, work):
+    def __init__(self, node, clip, size, work, extra_args):
         self.clip, self.store, self.port = clip, work / "store", free_port()
         environment = {**os.environ, "ALLSPARK_SERVER_AUTH": "none", "ALLSPARK_SERVER_HOST": "127.0.0.1",
                        "ALLSPARK_SERVER_ANNOUNCE": "false", "ALLSPARK_CLOCK_SYNC_REQUIRED": "false",
@@ -108,7 +110,7 @@ class Camera:
         self.process = subprocess.Popen(
             [node, "run", "--config", "/dev/null", "--source", str(clip), "--no-loop", "--size", size, "--fps", str(FPS),
              "--store", str(self.store), "--port", str(self.port), "--uplink", "off", "--chunk-ms", "10000",
-             "--format", "mp4"], stdout=self.log, stderr=subprocess.STDOUT, env=environment, cwd=REPO)
+             "--format", "mp4", *extra_args], stdout=self.log, stderr=subprocess.STDOUT, env=environment, cwd=REPO)
         self.peak, self.status, self.cpu = None, None, None
 
     def sample(self):
@@ -136,12 +138,12 @@ def score(camera):
     return json.loads(result.stdout)
 
 
-def run_cameras(node, clips, size, seconds, work):
+def run_cameras(node, clips, size, seconds, work, extra_args):
     cameras = []
     for index, clip in enumerate(clips):
         folder = work / f"camera-{index + 1}"
         folder.mkdir()
-        cameras.append(Camera(node, clip, size, folder))
+        cameras.append(Camera(node, clip, size, folder, extra_args))
     deadline = time.monotonic() + seconds + 60
     while time.monotonic() < deadline and not all(camera.finished() for camera in cameras):
         time.sleep(1)
@@ -168,11 +170,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--node", default=str(REPO / ".build-release/release/allspark-node"))
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--node-args", default="", help="options added to every node's run (e.g. \"--privacy none\")")
     options = parser.parse_args()
     node = str(Path(options.node).resolve())
     CACHE.mkdir(parents=True, exist_ok=True)
     summary = {"started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "node": node,
-               "seconds": options.seconds, "loadAtStart": os.getloadavg()[0], "runs": []}
+               "seconds": options.seconds, "nodeArgs": options.node_args, "loadAtStart": os.getloadavg()[0], "runs": []}
     table = ["| run | node CPU (s per 60 s) | ffmpeg floor | node / floor | frames lost (node, chunks) | whole exposed % "
              "| partial exposed % | longest run | faces > 2 in a row | shown in first frame | peak RSS (MiB) |",
              "|" + "---|" * 11]
@@ -187,7 +190,7 @@ def main():
         with tempfile.TemporaryDirectory(prefix=f"capacity-{name}-") as folder:
             work = Path(folder)
             floor_cpu = round(floor(clips[0], work) * 60 / options.seconds, 1)
-            cameras = run_cameras(node, clips, size, options.seconds, work)
+            cameras = run_cameras(node, clips, size, options.seconds, work, options.node_args.split())
         summary["runs"].append({"run": name, "size": size, "floorPer60s": floor_cpu, "cameras": cameras})
         for index, camera in enumerate(cameras):
             label = name if count == 1 else f"{name}, camera {index + 1}"

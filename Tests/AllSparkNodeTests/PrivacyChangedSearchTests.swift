@@ -179,4 +179,37 @@ struct PrivacyChangedSearchTests {
         #expect(exposed.isEmpty, "frames showing the square: \(exposed)")
         #expect(released[..<appears].allSatisfy { $0.isEmpty })
     }
+    @Test("a busy scene is searched on every other frame; a square that appears in a frame between searches is masked from it")
+    func busySceneIsSearchedEveryOtherFrame() throws {
+        let log = RegionLoggingSquareDetector.Log()
+        let masker = try DelayLineMasker(
+            width: 1280, height: 720, settings: .init(capacity: 8, style: .fill, lookbackMs: 0, busySearchStride: 2),
+            makeDetectors: { [RegionLoggingSquareDetector(log: log)] })
+        var released: [[PixelRect]] = []
+        let collect = { (frame: MaskedFrame) in released.append(frame.maskedBoxes) }
+        let (appears, frames) = (21, 40)
+        // In the middle, where every search of the plan's turns looks.
+        let square = PixelRect(x: 610, y: 330, width: 60, height: 60)
+        for index in 0..<frames {
+            // A checkerboard of 32 px squares moving 8 px a frame: the whole picture changes,
+            // as in a crowded scene.
+            let picture = TestFrame(width: 1280, height: 720)
+            for y in 0..<720 {
+                for x in 0..<1280 { picture.setLuma(x, y, ((x + 8 * index) / 32 + y / 32) % 2 == 0 ? 200 : 60) }
+            }
+            if index >= appears {
+                for y in square.y..<square.maxY { for x in square.x..<square.maxX { picture.setLuma(x, y, 250) } }
+            }
+            try masker.push(picture.frame, captureTimeMs: Int64(index) * 33, emit: collect)
+            // Time for any search to end: detection is idle at every push, so only the stride
+            // keeps it from searching every frame.
+            usleep(60_000)
+        }
+        try masker.finish(emit: collect)
+
+        try #require(released.count == frames)
+        #expect(log.all.count <= frames / 2 + 1, "\(log.all.count) searches of \(frames) busy frames")
+        let exposed = (appears..<frames).filter { coverage(of: square, by: released[$0]) < 1 }
+        #expect(exposed.isEmpty, "frames showing the square: \(exposed)")
+    }
 }

@@ -7,7 +7,9 @@ import CFFmpeg
 /// `capacity` frames are held), with a small grey thumbnail for tracking. Whenever the detection thread is idle it
 /// searches the newest frame, but only where the picture changed since searches last
 /// looked (`SearchedPicture`, `ChangedRegionPlanner`; where much changed, `SearchPlan`'s
-/// turn): a still scene costs no search, a walking person a small one. A frame leaves once a search of a frame `lookbackMs` after
+/// turn): a still scene costs no search, a walking person a small one. Where much changed,
+/// the frame's turn is searched on every `busySearchStride`-th frame only; the frames
+/// between wait for it. A frame leaves once a search of a frame `lookbackMs` after
 /// it is done (only a search at or after it when its buffer is needed): a face the
 /// detector finds late is masked back through every frame still held, to where it came
 /// in. It leaves masked with:
@@ -46,6 +48,12 @@ public final class DelayLineMasker: LiveFrameMasking {
         /// camera's background is mostly still), in small regions. Off: every search takes
         /// `SearchPlan`'s turn (the whole frame or an edge window).
         public var searchesChangedRegions: Bool
+        /// Where much changed (a busy scene: the frame's turn, not a few small regions), search
+        /// only every this many frames. The frames between wait for the next search (one frame
+        /// more of live latency at 2), and a face it finds is masked back into them along the
+        /// motion, as for any face found late: the privacy of a search of every frame, at a
+        /// fraction of its cost. 1 searches every frame detection has time for.
+        public var busySearchStride: Int
         /// The detector's widest input (`privacyDetectionWidth`): the plan's regions and the
         /// changed regions' sizes follow from it.
         public var minimumRegionWidth: Int
@@ -78,8 +86,9 @@ public final class DelayLineMasker: LiveFrameMasking {
             capacity: Int? = nil, fps: Double = 30, holdMs: Int64 = 1000, searchesEveryFrame: Bool = false, marginPerSide: Double = 0.2,
             style: MaskStyle = .mosaic, blocksAcross: Int = 6, searchesChangedRegions: Bool = true,
             minimumRegionWidth: Int = 640, trackingWidth: Int = 480, lookbackMs: Int64 = Settings.defaultLookbackMs,
-            guardsEdges: Bool = true
+            guardsEdges: Bool = true, busySearchStride: Int = 2
         ) {
+            self.busySearchStride = busySearchStride
             self.lookbackMs = lookbackMs
             self.guardsEdges = guardsEdges
             self.minimumRegionWidth = minimumRegionWidth
@@ -118,6 +127,10 @@ public final class DelayLineMasker: LiveFrameMasking {
     private var oldest = 0
     private var held = 0
     private var lastSubmitted = -1
+    /// The last frame searched in its turn (much changed), and the frame left for the next
+    /// search by `busySearchStride`, if any.
+    private var lastBusySearch = Int.min / 2
+    private var waitingForBusySearch: Int?
     private var plan: SearchPlan
     /// What searches have looked at, block by block, and the regions that need a search.
     private let searchedPicture = SearchedPicture()
@@ -143,6 +156,9 @@ public final class DelayLineMasker: LiveFrameMasking {
         guard settings.capacity >= 2 else { throw PrivacyError.invalidSettings("delay line of \(settings.capacity) frames") }
         guard settings.holdMs >= 0, settings.lookbackMs >= 0, settings.marginPerSide >= 0, settings.blocksAcross >= 1 else {
             throw PrivacyError.invalidSettings("negative hold or margin, or no mosaic blocks")
+        }
+        guard settings.busySearchStride >= 1 else {
+            throw PrivacyError.invalidSettings("busy search stride \(settings.busySearchStride)")
         }
         self.width = width
         self.height = height
@@ -178,7 +194,7 @@ public final class DelayLineMasker: LiveFrameMasking {
                 counters.recordWaitForDetection()
                 record(worker.waitForResult())
             } else {
-                submit(nextToSearch)
+                submit(nextToSearch, mayWait: false)
             }
             try release(emit)
         }
@@ -197,7 +213,7 @@ public final class DelayLineMasker: LiveFrameMasking {
         }
         retireThumbnail(of: number - 1)
         if let result = worker.takeResultIfDone() { record(result) }
-        if !worker.isBusy { submit(nextToSearch) }
+        if !worker.isBusy { submit(nextToSearch, mayWait: true) }
         try release(emit)
     }
 
@@ -211,7 +227,7 @@ public final class DelayLineMasker: LiveFrameMasking {
         let newest = oldest + held - 1
         if worker.isBusy { record(worker.waitForResult()) }
         while lastSubmitted < newest {
-            submit(settings.searchesEveryFrame ? lastSubmitted + 1 : newest)
+            submit(settings.searchesEveryFrame ? lastSubmitted + 1 : newest, mayWait: false)
             if worker.isBusy { record(worker.waitForResult()) }
         }
         try release(emit, keepingLookback: false)
@@ -242,11 +258,39 @@ public final class DelayLineMasker: LiveFrameMasking {
         spareThumbnails.append(thumbnail)
     }
 
+    /// What a frame's search must look at.
+    private enum NextSearch {
+        /// Nothing changed where searches looked (or only under fresh masks).
+        case nothing
+        /// A few small regions around what changed.
+        case changed(SearchRegions)
+        /// Much changed: `SearchPlan`'s turn.
+        case turn
+    }
+
     /// Hands frame `number` to detection, with what it must look at; a frame in which
-    /// nothing changed where searches looked needs no search and counts as searched.
-    private func submit(_ number: Int) {
-        let regions = nextRegions(for: number)
+    /// nothing changed where searches looked needs no search and counts as searched. With
+    /// `mayWait`, a busy frame too soon after the last busy search is left for a later one.
+    private func submit(_ number: Int, mayWait: Bool) {
+        var number = number
+        var next = nextSearch(for: number)
+        let strided = settings.searchesChangedRegions && !settings.searchesEveryFrame
+        if strided, case .turn = next, mayWait, number - lastBusySearch < settings.busySearchStride {
+            waitingForBusySearch = waitingForBusySearch ?? number
+            return
+        }
+        if let waiting = waitingForBusySearch, waiting >= oldest, waiting < number {
+            // Only a busy search of a later frame stands in for the frame left waiting: what
+            // changed there may be gone from a later one (a flash), where a small or no search
+            // would not look. Otherwise the waiting frame is searched itself.
+            if case .turn = next {} else {
+                number = waiting
+                next = nextSearch(for: waiting)
+            }
+        }
+        waitingForBusySearch = nil
         lastSubmitted = number
+        let regions = taken(next, in: number)
         guard !regions.isEmpty else {
             framesUnchanged += 1
             searchedThrough = max(searchedThrough, number)
@@ -257,18 +301,15 @@ public final class DelayLineMasker: LiveFrameMasking {
             frameNumber: number, captureTimeMs: slot.captureTimeMs, picture: slot.frame.yuv420Picture, regions: regions))
     }
 
-    /// What the search of frame `number` looks at. Where the picture is still (a fixed
+    /// What the search of frame `number` must look at. Where the picture is still (a fixed
     /// camera's background), only the blocks that changed since searches last looked at
     /// them, in a few small regions (`ChangedRegionPlanner`), or nothing; where much changed,
-    /// `SearchPlan`'s turn (the whole frame, or an edge window). The searched picture takes
-    /// in what each search looks at, as soon as it is handed over: the next frame's change
-    /// is measured against it.
-    private func nextRegions(for number: Int) -> SearchRegions {
-        guard !settings.searchesEveryFrame else { return planned(.whole, in: number) }
-        guard settings.searchesChangedRegions else { return planned(plan.nextCoverage(wholeNeeded: false), in: number) }
+    /// `SearchPlan`'s turn (the whole frame, or an edge window). Changes nothing but scratch
+    /// buffers: `taken` commits to it.
+    private func nextSearch(for number: Int) -> NextSearch {
+        guard !settings.searchesEveryFrame, settings.searchesChangedRegions else { return .turn }
         let slot = slot(of: number)
-        let thumbnail = slot.thumbnail
-        var changedCount = searchedPicture.changedBlocks(in: thumbnail, capturedAtMs: slot.captureTimeMs, into: &changedBlocks)
+        var changedCount = searchedPicture.changedBlocks(in: slot.thumbnail, capturedAtMs: slot.captureTimeMs, into: &changedBlocks)
         guard changedCount > 0 else { return .nothing }
         // What a face found lately is masked with in this frame needs no search now: whatever
         // changed under the mask leaves masked (and is searched once the mask moves off it).
@@ -285,25 +326,36 @@ public final class DelayLineMasker: LiveFrameMasking {
         }
         guard changedCount > 0 else { return .nothing }
         guard let regions = planner.regions(changed: changedBlocks, in: searchedPicture, trackedFaces: facesToConfirm) else {
-            return planned(plan.nextCoverage(wholeNeeded: false), in: number)
+            return .turn
         }
-        for index in 0..<regions.count {
-            searchedPicture.record(searchOf: regions[index].rect, in: thumbnail, capturedAtMs: slot.captureTimeMs)
-        }
-        return regions
+        return .changed(regions)
     }
 
-    /// `SearchPlan`'s region for `coverage`; the searched picture takes it in where the
-    /// detector sees it at a scale that finds faces (not a 1920 px frame shrunk to 640).
-    private func planned(_ coverage: SearchPlan.Coverage, in number: Int) -> SearchRegions {
-        let region = plan.region(for: coverage)
-        let rect = region ?? PixelRect(x: 0, y: 0, width: width, height: height)
-        let scale = min(1, Double(settings.minimumRegionWidth) / Double(max(rect.width, 1)))
-        if scale >= ChangedRegionPlanner.coarsestScale, settings.searchesChangedRegions {
-            let slot = slot(of: number)
-            searchedPicture.record(searchOf: rect, in: slot.thumbnail, capturedAtMs: slot.captureTimeMs)
+    /// The regions `next` searches in frame `number`. The searched picture takes them in as
+    /// soon as they are handed over: the next frame's change is measured against them.
+    private func taken(_ next: NextSearch, in number: Int) -> SearchRegions {
+        let slot = slot(of: number)
+        switch next {
+        case .nothing:
+            return .nothing
+        case .changed(let regions):
+            for index in 0..<regions.count {
+                searchedPicture.record(searchOf: regions[index].rect, in: slot.thumbnail, capturedAtMs: slot.captureTimeMs)
+            }
+            return regions
+        case .turn:
+            lastBusySearch = number
+            let coverage = settings.searchesEveryFrame ? .whole : plan.nextCoverage(wholeNeeded: false)
+            let region = plan.region(for: coverage)
+            let rect = region ?? PixelRect(x: 0, y: 0, width: width, height: height)
+            // Taken in where the detector sees it at a scale that finds faces (not a 1920 px
+            // frame shrunk to 640).
+            let scale = min(1, Double(settings.minimumRegionWidth) / Double(max(rect.width, 1)))
+            if scale >= ChangedRegionPlanner.coarsestScale, settings.searchesChangedRegions {
+                searchedPicture.record(searchOf: rect, in: slot.thumbnail, capturedAtMs: slot.captureTimeMs)
+            }
+            return region.map { SearchRegions($0) } ?? .wholeFrame
         }
-        return region.map { SearchRegions($0) } ?? .wholeFrame
     }
 
     /// Moves every track from the frame before `number` into it and adds its box there.
