@@ -136,8 +136,9 @@ public final class DelayLineMasker: LiveFrameMasking {
     private let searchedPicture = SearchedPicture()
     private var changedBlocks: [Bool] = []
     private var planner: ChangedRegionPlanner
-    /// Faces not found for half their hold, which the next changed region touching them searches whole.
-    private var facesToConfirm: [PixelRect] = []
+    /// The faces tracked in the frame being planned (the masks of those found lately): a
+    /// changed region that touches one searches it whole.
+    private var trackedFaces: [PixelRect] = []
     /// Frames that needed no search: nothing changed where searches had looked.
     public private(set) var framesUnchanged = 0
     /// Every frame up to this one has had a search at or after it.
@@ -174,7 +175,7 @@ public final class DelayLineMasker: LiveFrameMasking {
         spareThumbnails.reserveCapacity(settings.capacity)
         worker = try DetectionWorker(makeDetectors: makeDetectors)
         tracks.reserveCapacity(64)
-        facesToConfirm.reserveCapacity(64)
+        trackedFaces.reserveCapacity(64)
         painted.reserveCapacity(64 + EdgeWatch.capacity)
     }
 
@@ -311,21 +312,23 @@ public final class DelayLineMasker: LiveFrameMasking {
         let slot = slot(of: number)
         var changedCount = searchedPicture.changedBlocks(in: slot.thumbnail, capturedAtMs: slot.captureTimeMs, into: &changedBlocks)
         guard changedCount > 0 else { return .nothing }
-        // What a face found lately is masked with in this frame needs no search now: whatever
-        // changed under the mask leaves masked (and is searched once the mask moves off it).
-        // A face not found for half its hold is searched whole instead, so that it is let go
-        // once gone.
-        facesToConfirm.removeAll(keepingCapacity: true)
+        // What a face found lately is masked with in this frame needs no search for itself:
+        // what changed only under the mask leaves masked (and is searched once the mask moves
+        // off it). But a change beside a mask searches the mask's area with it: a face that
+        // appears half behind another's mask is seen whole. A face not found for half its hold
+        // is searched whole, so that it is let go once gone.
+        trackedFaces.removeAll(keepingCapacity: true)
         for track in tracks where track.frameNumber == number {
             if slot.captureTimeMs - track.lastSeenMs > settings.holdMs / 2 {
-                facesToConfirm.append(track.tracked.box)
+                trackedFaces.append(track.tracked.box)
             } else {
                 let mask = track.tracked.box.grown(byFractionPerSide: settings.marginPerSide + track.tracked.growth)
                 changedCount -= searchedPicture.unflag(blocksInside: mask, in: &changedBlocks)
+                trackedFaces.append(mask)
             }
         }
         guard changedCount > 0 else { return .nothing }
-        guard let regions = planner.regions(changed: changedBlocks, in: searchedPicture, trackedFaces: facesToConfirm) else {
+        guard let regions = planner.regions(changed: changedBlocks, in: searchedPicture, trackedFaces: trackedFaces) else {
             return .turn
         }
         return .changed(regions)
@@ -345,7 +348,13 @@ public final class DelayLineMasker: LiveFrameMasking {
             return regions
         case .turn:
             lastBusySearch = number
-            let coverage = settings.searchesEveryFrame ? .whole : plan.nextCoverage(wholeNeeded: false)
+            var coverage = settings.searchesEveryFrame ? .whole : plan.nextCoverage(wholeNeeded: false)
+            // An edge window's turn leaves the rest of the frame to later turns: where something
+            // changed outside the window (a face that popped up there), the frame is searched whole.
+            if case .edgeWindow = coverage, settings.searchesChangedRegions, let window = plan.region(for: coverage),
+               searchedPicture.flagsBlock(outside: window, in: changedBlocks) {
+                coverage = .whole
+            }
             let region = plan.region(for: coverage)
             let rect = region ?? PixelRect(x: 0, y: 0, width: width, height: height)
             // Taken in where the detector sees it at a scale that finds faces (not a 1920 px
@@ -401,8 +410,10 @@ public final class DelayLineMasker: LiveFrameMasking {
         }
         var appeared = 0
         for found in result.boxes {
-            // Part of a tracked face, where a region's side cut it: the track's box is better.
-            if isCut(found, by: result.regions), tracks.contains(where: { $0.tracked.box.intersection(found).area > 0 }) { continue }
+            // Part of a tracked face, where a region's side cut it: the track's box is better. A
+            // face beside a tracked one is no part of it.
+            if isCut(found, by: result.regions),
+               tracks.contains(where: { 2 * $0.tracked.box.intersection(found).area > found.area }) { continue }
             let detection = TrackedBox(box: found)
             searched.add(detection)
             var ahead = detection

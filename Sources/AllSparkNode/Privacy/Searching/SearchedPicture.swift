@@ -76,6 +76,14 @@ final class SearchedPicture {
         return cleared
     }
 
+    /// Whether a block flagged in `changed` lies not wholly inside `box` (frame pixels).
+    func flagsBlock(outside box: PixelRect, in changed: [Bool]) -> Bool {
+        guard changed.count == blocksAcross * blocksDown else { return true }
+        return changed.indices.contains { index in
+            changed[index] && !box.contains(frameRect(blockX: index % blocksAcross, blockY: index / blocksAcross))
+        }
+    }
+
     /// Calls `body` with each block wholly inside `box` (frame pixels).
     private func forEachBlock(inside box: PixelRect, _ body: (_ blockX: Int, _ blockY: Int) -> Void) {
         let left = Int((Double(max(box.x, 0)) * scale).rounded(.up))
