@@ -71,4 +71,27 @@ struct PrivacyMaskPainterTests {
             }
         }
     }
+    @Test("mosaic cells lie on a grid fixed to the frame, each filling whole 8x8 blocks, and cover the box")
+    func mosaicCellsFillWholeTransformBlocks() {
+        let picture = noiseFrame(width: 1280, height: 720)
+        let painter = MaskPainter(style: .mosaic, blocksAcross: 6)
+        for box in [PixelRect(x: 101, y: 67, width: 90, height: 130), PixelRect(x: 1213, y: 650, width: 66, height: 70)] {
+            let inside = box.clamped(toWidth: 1280, height: 720).alignedToChromaGrid(frameWidth: 1280, frameHeight: 720)
+            let area = painter.area(for: inside, frameWidth: 1280, frameHeight: 720)
+            let cell = painter.cellSize(for: area)
+            #expect(cell % 8 == 0 && cell >= painter.blockSize(for: inside), "cell \(cell)")
+            #expect(area.contains(inside) && area.x % cell == 0 && area.y % cell == 0, "\(area) for \(inside)")
+            painter.paint(area, in: picture.frame)
+            // Every 8x8 block of the area is one flat value: the encoder codes it as such.
+            for blockY in stride(from: area.y, to: area.maxY, by: 8) {
+                for blockX in stride(from: area.x, to: area.maxX, by: 8) {
+                    let value = picture.luma(blockX, blockY)
+                    let flat = (blockY..<min(blockY + 8, area.maxY)).allSatisfy { y in
+                        (blockX..<min(blockX + 8, area.maxX)).allSatisfy { picture.luma($0, y) == value }
+                    }
+                    #expect(flat, "block at \(blockX),\(blockY) of \(area)")
+                }
+            }
+        }
+    }
 }
