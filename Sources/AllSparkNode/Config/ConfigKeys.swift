@@ -45,6 +45,7 @@ public enum ConfigKeys {
         .integer("privacyDetectionWidth", \.privacyDetectionWidth, 160...3840),
         .boolean("privacyEveryFrame", \.privacyEveryFrame),
         .integer("privacyLookbackMs", \.privacyLookbackMs, 0...2000),
+        .integer("privacyBusySearchStride", \.privacyBusySearchStride, 1...4),
         .boolean("privacyEdgeGuard", \.privacyEdgeGuard),
         .decimal("clockMaxErrorMs", \.clockMaxErrorMs, 0.001...86_400_000, runtime: true),
         .boolean("clockSyncRequired", \.clockSyncRequired),

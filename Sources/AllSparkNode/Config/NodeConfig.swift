@@ -43,6 +43,9 @@ public struct NodeConfig: Sendable, Equatable {
     /// How far past a frame the face searches must have looked before it is encoded: a
     /// face found this late is still masked back to where it came in. Adds to latency.
     public var privacyLookbackMs = Int(DelayLineMasker.Settings.defaultLookbackMs)
+    /// Where much of the picture changed, search every this many frames (the frames between
+    /// wait for the next search, which masks a face found there back into them).
+    public var privacyBusySearchStride = DelayLineMasker.Settings.defaultBusySearchStride
     /// Mask what is crossing an edge of the picture before a search can tell whether it is a face (`EdgeGuard`).
     public var privacyEdgeGuard = true
     /// `/api/health` is degraded when the kernel clock's maximum error is above this.

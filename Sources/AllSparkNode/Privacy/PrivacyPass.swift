@@ -67,7 +67,7 @@ public struct PrivacyPass: Sendable {
             delayLine: DelayLineMasker.Settings(
                 fps: config.fps, searchesEveryFrame: config.privacyEveryFrame, style: style,
                 minimumRegionWidth: config.privacyDetectionWidth, lookbackMs: Int64(config.privacyLookbackMs),
-                guardsEdges: config.privacyEdgeGuard),
+                guardsEdges: config.privacyEdgeGuard, busySearchStride: config.privacyBusySearchStride),
             logger: logger)
     }
 }

@@ -72,6 +72,9 @@ public final class DelayLineMasker: LiveFrameMasking {
         /// without it within the exposure goals (bench/README.md, issue 30), and every
         /// millisecond of it is live latency.
         public static let defaultLookbackMs: Int64 = 0
+        /// The default busy search stride: half the searches of a busy scene (issue 40), for
+        /// 33 ms more live latency in it.
+        public static let defaultBusySearchStride = 2
         /// Time a search may take on a busy machine before frames wait for it.
         static let searchAllowanceMs: Int64 = 400
 
@@ -86,7 +89,7 @@ public final class DelayLineMasker: LiveFrameMasking {
             capacity: Int? = nil, fps: Double = 30, holdMs: Int64 = 1000, searchesEveryFrame: Bool = false, marginPerSide: Double = 0.2,
             style: MaskStyle = .mosaic, blocksAcross: Int = 6, searchesChangedRegions: Bool = true,
             minimumRegionWidth: Int = 640, trackingWidth: Int = 480, lookbackMs: Int64 = Settings.defaultLookbackMs,
-            guardsEdges: Bool = true, busySearchStride: Int = 2
+            guardsEdges: Bool = true, busySearchStride: Int = Settings.defaultBusySearchStride
         ) {
             self.busySearchStride = busySearchStride
             self.lookbackMs = lookbackMs
@@ -350,8 +353,11 @@ public final class DelayLineMasker: LiveFrameMasking {
             lastBusySearch = number
             var coverage = settings.searchesEveryFrame ? .whole : plan.nextCoverage(wholeNeeded: false)
             // An edge window's turn leaves the rest of the frame to later turns: where something
-            // changed outside the window (a face that popped up there), the frame is searched whole.
+            // changed outside the window (a face that popped up there), the frame is searched
+            // whole, if a whole search sees faces at a scale that finds them (720p, not 1080p,
+            // whose small faces only the windows find).
             if case .edgeWindow = coverage, settings.searchesChangedRegions, let window = plan.region(for: coverage),
+               Double(settings.minimumRegionWidth) >= ChangedRegionPlanner.coarsestScale * Double(width),
                searchedPicture.flagsBlock(outside: window, in: changedBlocks) {
                 coverage = .whole
             }
