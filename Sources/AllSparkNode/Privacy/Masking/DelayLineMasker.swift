@@ -270,6 +270,11 @@ public final class DelayLineMasker: LiveFrameMasking {
         case changed(SearchRegions)
         /// Much changed: `SearchPlan`'s turn.
         case turn
+
+        var isTurn: Bool {
+            if case .turn = self { return true }
+            return false
+        }
     }
 
     /// Hands frame `number` to detection, with what it must look at; a frame in which
@@ -279,7 +284,7 @@ public final class DelayLineMasker: LiveFrameMasking {
         var number = number
         var next = nextSearch(for: number)
         let strided = settings.searchesChangedRegions && !settings.searchesEveryFrame
-        if strided, case .turn = next, mayWait, number - lastBusySearch < settings.busySearchStride {
+        if strided, next.isTurn, mayWait, number - lastBusySearch < settings.busySearchStride {
             waitingForBusySearch = waitingForBusySearch ?? number
             return
         }
@@ -287,7 +292,7 @@ public final class DelayLineMasker: LiveFrameMasking {
             // Only a busy search of a later frame stands in for the frame left waiting: what
             // changed there may be gone from a later one (a flash), where a small or no search
             // would not look. Otherwise the waiting frame is searched itself.
-            if case .turn = next {} else {
+            if !next.isTurn {
                 number = waiting
                 next = nextSearch(for: waiting)
             }
@@ -356,21 +361,25 @@ public final class DelayLineMasker: LiveFrameMasking {
             // changed outside the window (a face that popped up there), the frame is searched
             // whole, if a whole search sees faces at a scale that finds them (720p, not 1080p,
             // whose small faces only the windows find).
+            let wholeFrame = PixelRect(x: 0, y: 0, width: width, height: height)
             if case .edgeWindow = coverage, settings.searchesChangedRegions, let window = plan.region(for: coverage),
-               Double(settings.minimumRegionWidth) >= ChangedRegionPlanner.coarsestScale * Double(width),
-               searchedPicture.flagsBlock(outside: window, in: changedBlocks) {
+               seesFaces(in: wholeFrame), searchedPicture.flagsBlock(outside: window, in: changedBlocks) {
                 coverage = .whole
             }
             let region = plan.region(for: coverage)
-            let rect = region ?? PixelRect(x: 0, y: 0, width: width, height: height)
             // Taken in where the detector sees it at a scale that finds faces (not a 1920 px
             // frame shrunk to 640).
-            let scale = min(1, Double(settings.minimumRegionWidth) / Double(max(rect.width, 1)))
-            if scale >= ChangedRegionPlanner.coarsestScale, settings.searchesChangedRegions {
-                searchedPicture.record(searchOf: rect, in: slot.thumbnail, capturedAtMs: slot.captureTimeMs)
+            if settings.searchesChangedRegions, seesFaces(in: region ?? wholeFrame) {
+                searchedPicture.record(searchOf: region ?? wholeFrame, in: slot.thumbnail, capturedAtMs: slot.captureTimeMs)
             }
             return region.map { SearchRegions($0) } ?? .wholeFrame
         }
+    }
+
+    /// Whether a search of `rect` sees its faces at half scale at least (as a whole 720p
+    /// frame), the scale the changed regions are searched at.
+    private func seesFaces(in rect: PixelRect) -> Bool {
+        min(1, Double(settings.minimumRegionWidth) / Double(max(rect.width, 1))) >= ChangedRegionPlanner.coarsestScale
     }
 
     /// Moves every track from the frame before `number` into it and adds its box there.

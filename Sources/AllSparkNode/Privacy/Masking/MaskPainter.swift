@@ -63,10 +63,11 @@ struct MaskPainter {
         // A larger area may need larger cells; cells grow with the area, so this settles.
         for _ in 0..<4 {
             let cell = cellSize(for: area)
+            let left = box.x / cell * cell
+            let top = box.y / cell * cell
             let grown = PixelRect(
-                x: box.x / cell * cell, y: box.y / cell * cell,
-                width: (box.maxX + cell - 1) / cell * cell - box.x / cell * cell,
-                height: (box.maxY + cell - 1) / cell * cell - box.y / cell * cell)
+                x: left, y: top, width: (box.maxX + cell - 1) / cell * cell - left,
+                height: (box.maxY + cell - 1) / cell * cell - top)
             if grown == area { break }
             area = grown
         }
