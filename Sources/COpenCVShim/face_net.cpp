@@ -32,11 +32,6 @@ cv::Mat borrowPlane(const uint8_t *pixels, int width, int height, int stride) {
     return cv::Mat(height, width, CV_8UC1, const_cast<uint8_t *>(pixels), static_cast<size_t>(stride));
 }
 
-void scaleInto(const cv::Mat &source, cv::Mat target) {
-    const bool shrinking = target.cols <= source.cols && target.rows <= source.rows;
-    cv::resize(source, target, target.size(), 0, 0, shrinking ? cv::INTER_AREA : cv::INTER_LINEAR);
-}
-
 // Where the part of `region` inside the frame lands in the net's input of `size`: the
 // region maps linearly onto the input, so the outside part becomes a border.
 cv::Rect insideAtNetScale(const allspark_rect &region, const cv::Rect &inside, cv::Size size) {
@@ -57,21 +52,21 @@ cv::Rect insideAtNetScale(const allspark_rect &region, const cv::Rect &inside, c
 // face cut by the side is seen whole, with its reflection), beyond the top or bottom with
 // the edge row repeated (a face mirrored there would be upside down, which the net takes
 // for something else).
-void fillPlane(const cv::Mat &plane, const allspark_rect &region, cv::Mat (&scratch)[2], cv::Mat target) {
+void fillPlane(const cv::Mat &plane, const allspark_rect &region, allspark::PlaneScratch &scratch, cv::Mat target) {
     const cv::Rect frame(0, 0, plane.cols, plane.rows);
     const cv::Rect wanted(region.x, region.y, region.width, region.height);
     const cv::Rect inside = wanted & frame;
     if (inside == wanted) {
-        scaleInto(plane(inside), target);
+        allspark::scaleInto(plane(inside), target, scratch.halved);
         return;
     }
     const cv::Rect placed = insideAtNetScale(region, inside, target.size());
     // Sized once for the whole input, so a region of another shape reuses them.
-    scratch[0].create(target.size(), CV_8UC1);
-    scratch[1].create(target.size(), CV_8UC1);
-    cv::Mat scaled = scratch[0](cv::Rect(0, 0, placed.width, placed.height));
-    scaleInto(plane(inside), scaled);
-    cv::Mat widened = scratch[1](cv::Rect(0, 0, target.cols, placed.height));
+    scratch.inside[0].create(target.size(), CV_8UC1);
+    scratch.inside[1].create(target.size(), CV_8UC1);
+    cv::Mat scaled = scratch.inside[0](cv::Rect(0, 0, placed.width, placed.height));
+    allspark::scaleInto(plane(inside), scaled, scratch.halved);
+    cv::Mat widened = scratch.inside[1](cv::Rect(0, 0, target.cols, placed.height));
     // Both sources are parts of larger scratch pictures: BORDER_ISOLATED makes OpenCV fill
     // the border from the part itself, not from the stale pixels beside it in the scratch.
     cv::copyMakeBorder(scaled, widened, 0, 0, placed.x, target.cols - placed.x - placed.width,
@@ -90,13 +85,13 @@ void fillI420(allspark_face_net &state, const allspark_yuv420_image &image, cons
                                      std::max(1, region.height / 2)};
     const int chromaWidth = (image.width + 1) / 2;
     const int chromaHeight = (image.height + 1) / 2;
-    fillPlane(borrowPlane(image.y, image.width, image.height, image.y_stride), region, state.insidePlanes[0],
+    fillPlane(borrowPlane(image.y, image.width, image.height, image.y_stride), region, state.planes[0],
               cv::Mat(height, width, CV_8UC1, base));
     uint8_t *u = base + width * height;
     uint8_t *v = u + (width / 2) * (height / 2);
-    fillPlane(borrowPlane(image.u, chromaWidth, chromaHeight, image.u_stride), chromaRegion, state.insidePlanes[1],
+    fillPlane(borrowPlane(image.u, chromaWidth, chromaHeight, image.u_stride), chromaRegion, state.planes[1],
               cv::Mat(height / 2, width / 2, CV_8UC1, u));
-    fillPlane(borrowPlane(image.v, chromaWidth, chromaHeight, image.v_stride), chromaRegion, state.insidePlanes[2],
+    fillPlane(borrowPlane(image.v, chromaWidth, chromaHeight, image.v_stride), chromaRegion, state.planes[2],
               cv::Mat(height / 2, width / 2, CV_8UC1, v));
 }
 

@@ -18,6 +18,13 @@ struct SizedNet {
     cv::dnn::Net net;
 };
 
+// Scratch for filling one plane of the net's input: the halved pictures on the way down
+// (`scaleInto`), and the region's part inside the frame scaled, then widened past the side edges.
+struct PlaneScratch {
+    cv::Mat halved[2];
+    cv::Mat inside[2];
+};
+
 // One face the decoder found, in the net input's pixels.
 struct InputBox {
     float left;
@@ -55,8 +62,7 @@ struct allspark_face_net {
     // Reused between calls: the I420 input at net size, its colour form, one plane of it,
     // the blob, the outputs.
     cv::Mat i420;
-    // For each plane, its part inside the frame scaled, then widened past the side edges.
-    cv::Mat insidePlanes[3][2];
+    allspark::PlaneScratch planes[3];
     cv::Mat colour;
     cv::Mat plane;
     cv::Mat blob;

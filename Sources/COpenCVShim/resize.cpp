@@ -2,20 +2,65 @@
 
 #include <opencv2/imgproc.hpp>
 
-allspark_status allspark_resize_grey(allspark_grey_image source, uint8_t *destination,
-                                     int32_t destination_width, int32_t destination_height,
-                                     int32_t destination_stride) {
+#include <algorithm>
+#include <memory>
+
+namespace allspark {
+
+void scaleInto(const cv::Mat &from, cv::Mat to, cv::Mat (&scratch)[2]) {
+    cv::Mat current = from;
+    int next = 0;
+    while (current.cols >= 2 * to.cols && current.rows >= 2 * to.rows) {
+        const cv::Size half(current.cols / 2, current.rows / 2);
+        cv::Mat &buffer = scratch[next];
+        if (buffer.cols < half.width || buffer.rows < half.height) {
+            buffer.create(std::max(buffer.rows, half.height), std::max(buffer.cols, half.width), CV_8UC1);
+        }
+        cv::Mat halved = buffer(cv::Rect(0, 0, half.width, half.height));
+        cv::resize(current, halved, half, 0, 0, cv::INTER_AREA);
+        current = halved;
+        next = 1 - next;
+    }
+    if (current.size() == to.size()) {
+        current.copyTo(to);
+    } else {
+        cv::resize(current, to, to.size(), 0, 0, cv::INTER_LINEAR);
+    }
+}
+
+} // namespace allspark
+
+struct allspark_scaler {
+    cv::Mat scratch[2];
+};
+
+allspark_status allspark_scaler_create(allspark_scaler **scaler) {
+    if (scaler == nullptr) {
+        return ALLSPARK_ERROR_INVALID_ARGUMENT;
+    }
+    *scaler = nullptr;
+    return allspark::guarded(nullptr, [&]() {
+        *scaler = std::make_unique<allspark_scaler>().release();
+        return ALLSPARK_OK;
+    });
+}
+
+void allspark_scaler_free(allspark_scaler *scaler) {
+    delete scaler;
+}
+
+allspark_status allspark_scaler_resize(allspark_scaler *scaler, allspark_grey_image source,
+                                       uint8_t *destination, int32_t destination_width,
+                                       int32_t destination_height, int32_t destination_stride) {
     const allspark_grey_image target{destination, destination_width, destination_height,
                                      destination_stride};
-    if (!allspark::isValid(source) || !allspark::isValid(target)) {
+    if (scaler == nullptr || !allspark::isValid(source) || !allspark::isValid(target)) {
         return ALLSPARK_ERROR_INVALID_ARGUMENT;
     }
     return allspark::guarded(nullptr, [&]() {
-        const cv::Mat from = allspark::borrow(source);
         cv::Mat to = allspark::borrow(target);
-        cv::resize(from, to, to.size(), 0, 0, cv::INTER_AREA);
-        // resize reallocates only if the target's size or type were wrong; then the result
-        // would not be in the caller's buffer.
+        allspark::scaleInto(allspark::borrow(source), to, scaler->scratch);
+        // The target is the caller's buffer at its own size: nothing above reallocates it.
         return to.data == destination ? ALLSPARK_OK : ALLSPARK_ERROR_INVALID_ARGUMENT;
     });
 }

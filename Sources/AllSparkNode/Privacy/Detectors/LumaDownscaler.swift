@@ -8,12 +8,14 @@ final class LumaDownscaler {
     let maxWidth: Int
     private var buffer: UnsafeMutablePointer<UInt8>?
     private var bufferCapacity = 0
+    private let scaler: GreyScaler
 
     init(maxWidth: Int) throws(PrivacyError) {
         guard maxWidth >= 32 else {
             throw .invalidSettings("detection width \(maxWidth) is below 32 px")
         }
         self.maxWidth = maxWidth
+        scaler = try GreyScaler()
     }
 
     deinit {
@@ -36,10 +38,7 @@ final class LumaDownscaler {
         let width = maxWidth
         let height = max(1, Int((Double(frame.height) * Double(width) / Double(frame.width)).rounded()))
         let pixels = reserve(width * height)
-        let status = allspark_resize_grey(original, pixels, Int32(width), Int32(height), Int32(width))
-        guard status == ALLSPARK_OK else {
-            throw .detectionFailed("downscale: \(String(cString: allspark_status_description(status)))")
-        }
+        try scaler.resize(original, into: pixels, width: width, height: height)
         let shrunk = allspark_grey_image(
             pixels: UnsafePointer(pixels), width: Int32(width), height: Int32(height), stride: Int32(width))
         return DetectionImage(grey: shrunk, frameWidth: frame.width, frameHeight: frame.height)

@@ -117,10 +117,10 @@ struct MaskPainter {
     private static func mean(_ plane: UnsafeMutablePointer<UInt8>, stride: Int, _ area: PixelRect) -> UInt8 {
         var sum = 0
         for row in area.y..<area.maxY {
-            let line = plane + row * stride
-            for column in area.x..<area.maxX {
-                sum += Int(line[column])
-            }
+            // Wrapping adds into a row sum that cannot overflow (255 x a row): the loop vectorises.
+            var rowSum: UInt32 = 0
+            for value in UnsafeBufferPointer(start: plane + row * stride + area.x, count: area.width) { rowSum &+= UInt32(value) }
+            sum += Int(rowSum)
         }
         return UInt8((sum + area.area / 2) / area.area)
     }

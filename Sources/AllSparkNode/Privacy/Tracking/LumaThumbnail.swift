@@ -12,15 +12,18 @@ final class LumaThumbnail {
     private var pixels: UnsafeMutablePointer<UInt8>?
     private var capacity = 0
     let pyramid: OpaquePointer
+    private let scaler: GreyScaler
 
     init(maxWidth: Int) throws(PrivacyError) {
         guard maxWidth >= 32 else { throw .invalidSettings("tracking width \(maxWidth) is below 32 px") }
+        let scaler = try GreyScaler()
         var pyramid: OpaquePointer?
         guard allspark_flow_pyramid_create(&pyramid) == ALLSPARK_OK, let pyramid else {
             throw .detectorUnavailable("optical flow pyramid")
         }
         self.maxWidth = maxWidth
         self.pyramid = pyramid
+        self.scaler = scaler
     }
 
     deinit {
@@ -43,10 +46,7 @@ final class LumaThumbnail {
         scale = Double(targetWidth) / Double(frame.width)
         let source = allspark_grey_image(
             pixels: UnsafePointer(frame.y), width: Int32(frame.width), height: Int32(frame.height), stride: Int32(frame.yStride))
-        let resized = allspark_resize_grey(source, pixels, Int32(width), Int32(height), Int32(width))
-        guard resized == ALLSPARK_OK else {
-            throw .detectionFailed("thumbnail: \(String(cString: allspark_status_description(resized)))")
-        }
+        try scaler.resize(source, into: pixels, width: width, height: height)
         let built = allspark_flow_pyramid_build(pyramid, grey, Int32(window), Int32(levels))
         guard built == ALLSPARK_OK else {
             throw .detectionFailed("flow pyramid: \(String(cString: allspark_status_description(built)))")
