@@ -57,7 +57,7 @@ void fillPlane(const cv::Mat &plane, const allspark_rect &region, allspark::Plan
     const cv::Rect wanted(region.x, region.y, region.width, region.height);
     const cv::Rect inside = wanted & frame;
     if (inside == wanted) {
-        allspark::scaleInto(plane(inside), target, scratch.halved);
+        allspark::scaleInto(plane(inside), target, scratch.halved, true);
         return;
     }
     const cv::Rect placed = insideAtNetScale(region, inside, target.size());
@@ -65,7 +65,7 @@ void fillPlane(const cv::Mat &plane, const allspark_rect &region, allspark::Plan
     scratch.inside[0].create(target.size(), CV_8UC1);
     scratch.inside[1].create(target.size(), CV_8UC1);
     cv::Mat scaled = scratch.inside[0](cv::Rect(0, 0, placed.width, placed.height));
-    allspark::scaleInto(plane(inside), scaled, scratch.halved);
+    allspark::scaleInto(plane(inside), scaled, scratch.halved, true);
     cv::Mat widened = scratch.inside[1](cv::Rect(0, 0, target.cols, placed.height));
     // Both sources are parts of larger scratch pictures: BORDER_ISOLATED makes OpenCV fill
     // the border from the part itself, not from the stale pixels beside it in the scratch.

@@ -7,7 +7,7 @@
 
 namespace allspark {
 
-void scaleInto(const cv::Mat &from, cv::Mat to, cv::Mat (&scratch)[2]) {
+void scaleInto(const cv::Mat &from, cv::Mat to, cv::Mat (&scratch)[2], bool areaFinish) {
     cv::Mat current = from;
     int next = 0;
     while (current.cols >= 2 * to.cols && current.rows >= 2 * to.rows) {
@@ -24,23 +24,27 @@ void scaleInto(const cv::Mat &from, cv::Mat to, cv::Mat (&scratch)[2]) {
     if (current.size() == to.size()) {
         current.copyTo(to);
     } else {
-        cv::resize(current, to, to.size(), 0, 0, cv::INTER_LINEAR);
+        const bool shrinking = to.cols <= current.cols && to.rows <= current.rows;
+        cv::resize(current, to, to.size(), 0, 0, areaFinish && shrinking ? cv::INTER_AREA : cv::INTER_LINEAR);
     }
 }
 
 } // namespace allspark
 
 struct allspark_scaler {
+    bool areaFinish = true;
     cv::Mat scratch[2];
 };
 
-allspark_status allspark_scaler_create(allspark_scaler **scaler) {
+allspark_status allspark_scaler_create(int32_t area_finish, allspark_scaler **scaler) {
     if (scaler == nullptr) {
         return ALLSPARK_ERROR_INVALID_ARGUMENT;
     }
     *scaler = nullptr;
     return allspark::guarded(nullptr, [&]() {
-        *scaler = std::make_unique<allspark_scaler>().release();
+        auto created = std::make_unique<allspark_scaler>();
+        created->areaFinish = area_finish != 0;
+        *scaler = created.release();
         return ALLSPARK_OK;
     });
 }
@@ -59,7 +63,7 @@ allspark_status allspark_scaler_resize(allspark_scaler *scaler, allspark_grey_im
     }
     return allspark::guarded(nullptr, [&]() {
         cv::Mat to = allspark::borrow(target);
-        allspark::scaleInto(allspark::borrow(source), to, scaler->scratch);
+        allspark::scaleInto(allspark::borrow(source), to, scaler->scratch, scaler->areaFinish);
         // The target is the caller's buffer at its own size: nothing above reallocates it.
         return to.data == destination ? ALLSPARK_OK : ALLSPARK_ERROR_INVALID_ARGUMENT;
     });

@@ -61,10 +61,11 @@ inline cv::Mat borrow(const allspark_grey_image &image) {
 
 // Scales `from` into `to` (its size is the target). Shrinking halves by area averaging while
 // the picture is at least twice too large each way (OpenCV's exact 2:1 path: a tenth of the
-// cost of its general area resize), then finishes bilinearly (under 2:1 every source pixel
-// still counts). `scratch` holds the halved pictures; it only grows, so a caller that keeps
-// it allocates nothing once the largest size has been seen.
-void scaleInto(const cv::Mat &from, cv::Mat to, cv::Mat (&scratch)[2]);
+// cost of its general area resize), then finishes by area averaging (`areaFinish`: what a
+// detector is given, as a direct area resize would) or bilinearly (cheaper again; under 2:1
+// every source pixel still counts). `scratch` holds the halved pictures; it only grows, so a
+// caller that keeps it allocates nothing once the largest size has been seen.
+void scaleInto(const cv::Mat &from, cv::Mat to, cv::Mat (&scratch)[2], bool areaFinish);
 
 inline bool isValidOutput(const allspark_rect *boxes, int32_t capacity, const int32_t *count) noexcept {
     return count != nullptr && capacity >= 0 && (capacity == 0 || boxes != nullptr);

@@ -54,7 +54,7 @@ private final class RegionLoggingSquareDetector: RegionDetector {
 struct PrivacyChangedSearchTests {
     private func thumbnail(of picture: TestFrame) throws -> LumaThumbnail {
         let thumbnail = try LumaThumbnail(maxWidth: 480)
-        try thumbnail.update(from: picture.frame, window: 15, levels: 2)
+        try thumbnail.update(from: picture.frame, scaler: GreyScaler(finish: .bilinear), window: 15, levels: 2)
         return thumbnail
     }
 

@@ -84,16 +84,18 @@ const char *allspark_status_description(allspark_status status);
 /*
  * A grey picture scaler: its scratch for the halving steps (see allspark_scaler_resize)
  * only grows, so resizing to the same sizes allocates nothing after the first time.
+ * `area_finish` non-zero: the last step averages areas, as a direct area resize would (for
+ * detectors); zero: it is bilinear, cheaper again (for tracking thumbnails).
  */
 typedef struct allspark_scaler allspark_scaler;
 
-allspark_status allspark_scaler_create(allspark_scaler **scaler);
+allspark_status allspark_scaler_create(int32_t area_finish, allspark_scaler **scaler);
 void allspark_scaler_free(allspark_scaler *scaler);
 
 /*
  * Resizes `source` into the caller's `destination` buffer, whose size says the target size.
- * Shrinking halves by area averaging while at least twice too large each way, then ends
- * bilinearly: close to a full area resize, at a tenth of its cost.
+ * Shrinking halves by area averaging while at least twice too large each way (OpenCV's exact
+ * 2:1 path), then ends as the scaler was made to.
  */
 allspark_status allspark_scaler_resize(allspark_scaler *scaler,
                                        allspark_grey_image source,

@@ -15,7 +15,7 @@ final class LumaDownscaler {
             throw .invalidSettings("detection width \(maxWidth) is below 32 px")
         }
         self.maxWidth = maxWidth
-        scaler = try GreyScaler()
+        scaler = try GreyScaler(finish: .area)
     }
 
     deinit {

@@ -119,6 +119,8 @@ public final class DelayLineMasker: LiveFrameMasking {
     private let painter: MaskPainter
     private let flow: BoxFlow
     private let pictures: PicturePool
+    /// Shrinks each frame into its thumbnail: one scratch for all of them.
+    private let thumbnailScaler: GreyScaler
     /// Thumbnails not lent to a slot: made as needed, so only as many exist as frames are
     /// held at once, plus the two read after their frame left (see `retireThumbnail`).
     private var spareThumbnails: [LumaThumbnail] = []
@@ -174,6 +176,7 @@ public final class DelayLineMasker: LiveFrameMasking {
         planner = ChangedRegionPlanner(frameWidth: width, frameHeight: height, detectionWidth: settings.minimumRegionWidth)
         edgeWatch = EdgeWatch(frameWidth: width, frameHeight: height)
         pictures = PicturePool(width: width, height: height, capacity: settings.capacity)
+        thumbnailScaler = try GreyScaler(finish: .bilinear)
         for _ in 0..<settings.capacity { slots.append(DelayLineSlot()) }
         spareThumbnails.reserveCapacity(settings.capacity)
         worker = try DetectionWorker(makeDetectors: makeDetectors)
@@ -206,7 +209,9 @@ public final class DelayLineMasker: LiveFrameMasking {
         let slot = slot(of: number)
         // The slot's last frame left `capacity` frames ago: nothing reads its thumbnail now.
         if let stale = slot.giveBackThumbnail() { spareThumbnails.append(stale) }
-        try slot.store(picture, in: pictures.take(), thumbnail: takeThumbnail(), captureTimeMs: captureTimeMs, flow: settings.flow)
+        try slot.store(
+            picture, in: pictures.take(), thumbnail: takeThumbnail(), scaler: thumbnailScaler, captureTimeMs: captureTimeMs,
+            flow: settings.flow)
         held += 1
         carryTracks(into: number)
         if settings.guardsEdges, number > 0 {

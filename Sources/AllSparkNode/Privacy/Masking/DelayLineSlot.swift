@@ -40,7 +40,8 @@ final class DelayLineSlot {
     /// Copies `source` into `buffer`, which the slot keeps until `giveBackPicture`, makes
     /// `thumbnail` its thumbnail (kept until `giveBackThumbnail`), and starts the slot afresh.
     func store(
-        _ source: YUV420Frame, in buffer: OwnedFrame, thumbnail: LumaThumbnail, captureTimeMs: Int64, flow: BoxFlow.Settings
+        _ source: YUV420Frame, in buffer: OwnedFrame, thumbnail: LumaThumbnail, scaler: GreyScaler, captureTimeMs: Int64,
+        flow: BoxFlow.Settings
     ) throws {
         precondition(picture == nil, "a delay-line slot given a second picture")
         precondition(lentThumbnail == nil, "a delay-line slot given a second thumbnail")
@@ -55,7 +56,7 @@ final class DelayLineSlot {
         detectionMs = nil
         appeared = 0
         failure = nil
-        try thumbnail.update(from: source, window: flow.window, levels: flow.levels)
+        try thumbnail.update(from: source, scaler: scaler, window: flow.window, levels: flow.levels)
     }
 
     /// The picture buffer, once its frame has left.

@@ -12,18 +12,15 @@ final class LumaThumbnail {
     private var pixels: UnsafeMutablePointer<UInt8>?
     private var capacity = 0
     let pyramid: OpaquePointer
-    private let scaler: GreyScaler
 
     init(maxWidth: Int) throws(PrivacyError) {
         guard maxWidth >= 32 else { throw .invalidSettings("tracking width \(maxWidth) is below 32 px") }
-        let scaler = try GreyScaler()
         var pyramid: OpaquePointer?
         guard allspark_flow_pyramid_create(&pyramid) == ALLSPARK_OK, let pyramid else {
             throw .detectorUnavailable("optical flow pyramid")
         }
         self.maxWidth = maxWidth
         self.pyramid = pyramid
-        self.scaler = scaler
     }
 
     deinit {
@@ -31,8 +28,9 @@ final class LumaThumbnail {
         allspark_flow_pyramid_free(pyramid)
     }
 
-    /// Shrinks `frame`'s Y plane into the thumbnail and rebuilds the pyramid.
-    func update(from frame: YUV420Frame, window: Int, levels: Int) throws(PrivacyError) {
+    /// Shrinks `frame`'s Y plane into the thumbnail with `scaler` (shared by a delay line's
+    /// thumbnails, one at a time) and rebuilds the pyramid.
+    func update(from frame: YUV420Frame, scaler: GreyScaler, window: Int, levels: Int) throws(PrivacyError) {
         let targetWidth = min(maxWidth, frame.width)
         let targetHeight = max(1, Int((Double(frame.height) * Double(targetWidth) / Double(frame.width)).rounded()))
         if targetWidth * targetHeight > capacity {
