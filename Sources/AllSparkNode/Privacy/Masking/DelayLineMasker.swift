@@ -570,8 +570,7 @@ public final class DelayLineMasker: LiveFrameMasking {
 
     /// Masks `box` (cut to the frame, grown to whole mosaic cells) unless a box painted already holds it.
     private func paint(_ box: PixelRect, in picture: YUV420Frame) {
-        let inside = box.clamped(toWidth: width, height: height).alignedToChromaGrid(frameWidth: width, frameHeight: height)
-        let box = painter.area(for: inside, frameWidth: width, frameHeight: height)
+        let box = painter.area(for: box, frameWidth: width, frameHeight: height)
         guard !box.isEmpty, !painted.contains(where: { $0.contains(box) }) else { return }
         painter.paint(box, in: picture)
         painted.append(box)

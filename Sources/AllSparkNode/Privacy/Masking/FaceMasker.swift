@@ -97,9 +97,7 @@ public final class FaceMasker: FrameMasking {
         lastMaskedBoxes.removeAll(keepingCapacity: true)
         for track in hold.tracks {
             // Held boxes are re-fitted in case the frame size changed since they were seen.
-            let inside = track.box.clamped(toWidth: frame.width, height: frame.height)
-                .alignedToChromaGrid(frameWidth: frame.width, frameHeight: frame.height)
-            let box = painter.area(for: inside, frameWidth: frame.width, frameHeight: frame.height)
+            let box = painter.area(for: track.box, frameWidth: frame.width, frameHeight: frame.height)
             guard !box.isEmpty else { continue }
             painter.paint(box, in: frame)
             lastMaskedBoxes.append(box)

@@ -54,10 +54,12 @@ struct MaskPainter {
 
     static let transformBlock = 8
 
-    /// What `paint` should be given to mask `box` (inside the frame, on the chroma grid):
-    /// for a mosaic, `box` grown out to whole cells of its grid (inside the frame), so that
-    /// no thin strip of a cell keeps detail at its sides.
+    /// What `paint` should be given to mask `box`: `box` cut to the frame and aligned to the
+    /// chroma grid, and for a mosaic grown out to whole cells of its grid (inside the frame),
+    /// so that no thin strip of a cell keeps detail at its sides.
     func area(for box: PixelRect, frameWidth: Int, frameHeight: Int) -> PixelRect {
+        let box = box.clamped(toWidth: frameWidth, height: frameHeight)
+            .alignedToChromaGrid(frameWidth: frameWidth, frameHeight: frameHeight)
         guard style == .mosaic, !box.isEmpty else { return box }
         var area = box
         // A larger area may need larger cells; cells grow with the area, so this settles.
