@@ -55,6 +55,9 @@ let package = Package(
                 .linkedLibrary("opencv_core"),
             ]
         ),
+        // A small C API over ONNX Runtime's, opened with dlopen: the face net's faster engine
+        // where the library is installed (Debian 13's package, or the PyPI build on Debian 12).
+        .target(name: "COnnxRuntimeShim", linkerSettings: [.linkedLibrary("dl")]),
         // GStreamer's RTSP server library and appsrc, found through pkg-config (for CRTSPShim).
         .systemLibrary(
             name: "CGStreamer",
@@ -69,6 +72,7 @@ let package = Package(
                 "CFFmpeg",
                 "CRTSPShim",
                 "COpenCVShim",
+                "COnnxRuntimeShim",
                 "CV4L2",
                 "CKernelClock",
                 "CProcessSettings",

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds dist/allspark-node_<version>_amd64.deb for Debian 12: the node linked with the
 # Swift runtime statically (the target needs no Swift toolchain), its dashboard, the
-# face models (YuNet from config/models, CenterFace from PyPI), the configuration (a
-# conffile) and the systemd units. debhelper
+# face models (YuNet from config/models, CenterFace from PyPI), ONNX Runtime's library
+# (from its PyPI build), the configuration (a conffile) and the systemd units. debhelper
 # installs and strips; dpkg-shlibdeps computes Depends from the libraries the binary links.
 #
 # The version is NodeVersion.current (Sources/AllSparkNode/Node/NodeVersion.swift) plus
@@ -47,6 +47,11 @@ rm "$staged/web/README.md"
 bash scripts/centerface-model.sh "$staged/model"
 mv "$staged/model/centerface.onnx" "$staged/centerface.onnx"
 install -m 0644 config/models/yunet/face_detection_yunet_2023mar.onnx "$staged/"
+# ONNX Runtime, the face net's engine: Debian 12 packages none, so the package carries the
+# official build in its own lib folder (the node opens it from there) with its notices.
+bash scripts/onnxruntime.sh library "$staged/onnxruntime-unpacked"
+install -D -m 0644 "$staged/onnxruntime-unpacked/libonnxruntime.so.1.21.1" "$staged/lib/libonnxruntime.so.1.21.1"
+install -D -m 0644 -t "$staged/doc/onnxruntime" "$staged/onnxruntime-unpacked/LICENSE" "$staged/onnxruntime-unpacked/ThirdPartyNotices.txt"
 cp README.md "$staged/README.md"
 
 # The package's configuration leaves `store` to each instance (/var/lib/allspark-node/<instance>),
@@ -85,6 +90,12 @@ EOF
     echo
     echo "License: MIT"
     sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$staged/model/centerface.LICENSE"
+    echo
+    echo "Files: usr/lib/allspark-node/libonnxruntime.so.1.21.1"
+    echo "Copyright: Microsoft Corporation (ONNX Runtime 1.21.1, the official build from PyPI's onnxruntime wheel);"
+    echo " its third-party notices are in /usr/share/doc/allspark-node/onnxruntime/ThirdPartyNotices.txt"
+    echo "License: MIT"
+    sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$staged/onnxruntime-unpacked/LICENSE"
 } >>"$work/debian/copyright"
 
 (cd "$work" && dpkg-buildpackage --build=binary --no-sign --no-check-builddeps)

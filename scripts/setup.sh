@@ -39,6 +39,11 @@ yunet=$(dirname "$0")/../config/models/yunet
 $SUDO install -D -m 0644 "$yunet/face_detection_yunet_2023mar.onnx" /usr/local/share/allspark-node/face_detection_yunet_2023mar.onnx
 $SUDO install -D -m 0644 "$yunet/LICENSE" /usr/local/share/allspark-node/face_detection_yunet_2023mar.LICENSE
 $SUDO bash "$(dirname "$0")/centerface-model.sh" /usr/local/share/allspark-node
+# ONNX Runtime, the face net's engine (MIT): Debian 12 packages none, so its official
+# build's library and the C API header of the same release are unpacked beside the
+# system's (scripts/onnxruntime.sh checks both against pinned sha256s).
+$SUDO bash "$(dirname "$0")/onnxruntime.sh" library /usr/local/lib/allspark-node
+$SUDO bash "$(dirname "$0")/onnxruntime.sh" header /usr/local/include/onnxruntime
 if [ "${1:-}" = "--test" ]; then
     python3 -m pip install --quiet --disable-pip-version-check -r Tests/requirements.txt
     # virtme-ng boots the Debian kernel under QEMU with this machine's files shared into the

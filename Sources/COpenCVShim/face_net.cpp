@@ -121,18 +121,71 @@ allspark::SizedNet &netFor(allspark_face_net &state, cv::Size size) {
 // were trained with no mean subtracted), each plane converted straight into the blob.
 // blobFromImage does the same through a float copy of the whole picture, alive beside
 // the blob (2.7 MB at 640x352).
-void fillBlob(allspark_face_net &state) {
+// `blob` holds 3 planes of the colour picture's size.
+void fillBlob(allspark_face_net &state, float *blob) {
     const cv::Mat &colour = state.colour;
-    const int shape[] = {1, 3, colour.rows, colour.cols};
-    state.blob.create(4, shape, CV_32F);
+    const size_t planeSize = static_cast<size_t>(colour.rows) * static_cast<size_t>(colour.cols);
     for (int channel = 0; channel < 3; ++channel) {
         cv::extractChannel(colour, state.plane, channel);
-        state.plane.convertTo(cv::Mat(colour.rows, colour.cols, CV_32F, state.blob.ptr<float>(0, channel)), CV_32F);
+        state.plane.convertTo(cv::Mat(colour.rows, colour.cols, CV_32F, blob + planeSize * channel), CV_32F);
     }
 }
 
+// The region's three planes at net size, in the model's colour order, in `state.colour`.
+void fillColour(allspark_face_net &state, const allspark_yuv420_image &image, const allspark_rect &region, int width,
+                int height) {
+    fillI420(state, image, region, width, height);
+    cv::cvtColor(state.i420, state.colour, state.decoder->rgbInput ? cv::COLOR_YUV2RGB_I420 : cv::COLOR_YUV2BGR_I420);
+}
+
+bool isInputSize(int32_t width, int32_t height) {
+    return width >= 32 && height >= 32 && width % 32 == 0 && height % 32 == 0;
+}
+
+bool areThresholds(float score, float overlap) {
+    return score > 0.0f && score < 1.0f && overlap > 0.0f && overlap <= 1.0f;
+}
+
+// Reads the net's outputs for `region` searched at `input`: boxes in the image's pixels,
+// overlapping ones merged.
+allspark_status decodeOutputs(allspark_face_net &net, const std::vector<cv::Mat> &outputs,
+                              const allspark_yuv420_image &image, const allspark_rect &region, cv::Size input,
+                              float scoreThreshold, float overlapThreshold, allspark_rect *boxes, int32_t capacity,
+                              int32_t *count) {
+    if (!net.decoder->hasShape(outputs, input)) {
+        allspark::remember(&net.lastError, "the model's outputs do not have the shape its decoder reads");
+        return ALLSPARK_ERROR_OPENCV;
+    }
+    net.found.clear();
+    net.decoder->decode(outputs, input, scoreThreshold, net.found);
+    const double toRegionX = static_cast<double>(region.width) / input.width;
+    const double toRegionY = static_cast<double>(region.height) / input.height;
+    net.candidates.clear();
+    net.scores.clear();
+    for (const allspark::InputBox &box : net.found) {
+        const int x0 = std::max(0, static_cast<int>(std::floor(box.left * toRegionX + region.x)));
+        const int y0 = std::max(0, static_cast<int>(std::floor(box.top * toRegionY + region.y)));
+        const int x1 = std::min(image.width, static_cast<int>(std::ceil(box.right * toRegionX + region.x)));
+        const int y1 = std::min(image.height, static_cast<int>(std::ceil(box.bottom * toRegionY + region.y)));
+        if (x1 > x0 && y1 > y0) {
+            net.candidates.emplace_back(x0, y0, x1 - x0, y1 - y0);
+            net.scores.push_back(box.score);
+        }
+    }
+    cv::dnn::NMSBoxes(net.candidates, net.scores, scoreThreshold, overlapThreshold, net.kept);
+    const size_t written = std::min(net.kept.size(), static_cast<size_t>(capacity));
+    for (size_t i = 0; i < written; ++i) {
+        const cv::Rect &box = net.candidates[static_cast<size_t>(net.kept[i])];
+        boxes[i] = allspark_rect{box.x, box.y, box.width, box.height};
+    }
+    *count = static_cast<int32_t>(written);
+    return written < net.kept.size() ? ALLSPARK_ERROR_TOO_MANY_OBJECTS : ALLSPARK_OK;
+}
+
 void runNet(allspark_face_net &state) {
-    fillBlob(state);
+    const int shape[] = {1, 3, state.colour.rows, state.colour.cols};
+    state.blob.create(4, shape, CV_32F);
+    fillBlob(state, state.blob.ptr<float>());
     allspark::SizedNet &sized = netFor(state, state.colour.size());
     sized.net.setInput(state.blob);
     sized.net.forward(state.outputs, state.outputNames);
@@ -180,44 +233,69 @@ allspark_status allspark_face_net_detect(allspark_face_net *net, allspark_yuv420
         return ALLSPARK_ERROR_INVALID_ARGUMENT;
     }
     *count = 0;
-    if (!isValid(image) || !isUsable(region, image) || input_width < 32 || input_height < 32 ||
-        input_width % 32 != 0 || input_height % 32 != 0 || !(score_threshold > 0.0f) ||
-        !(score_threshold < 1.0f) || !(overlap_threshold > 0.0f) || !(overlap_threshold <= 1.0f)) {
+    if (!isValid(image) || !isUsable(region, image) || !isInputSize(input_width, input_height) ||
+        !areThresholds(score_threshold, overlap_threshold)) {
         return ALLSPARK_ERROR_INVALID_ARGUMENT;
     }
     return allspark::guarded(&net->lastError, [&]() {
-        fillI420(*net, image, region, input_width, input_height);
-        cv::cvtColor(net->i420, net->colour, net->decoder->rgbInput ? cv::COLOR_YUV2RGB_I420 : cv::COLOR_YUV2BGR_I420);
+        fillColour(*net, image, region, input_width, input_height);
         runNet(*net);
-        const cv::Size input(input_width, input_height);
-        if (!net->decoder->hasShape(net->outputs, input)) {
-            allspark::remember(&net->lastError, "the model's outputs do not have the shape its decoder reads");
-            return ALLSPARK_ERROR_OPENCV;
-        }
-        net->found.clear();
-        net->decoder->decode(net->outputs, input, score_threshold, net->found);
-        const double toRegionX = static_cast<double>(region.width) / input_width;
-        const double toRegionY = static_cast<double>(region.height) / input_height;
-        net->candidates.clear();
-        net->scores.clear();
-        for (const allspark::InputBox &box : net->found) {
-            const int x0 = std::max(0, static_cast<int>(std::floor(box.left * toRegionX + region.x)));
-            const int y0 = std::max(0, static_cast<int>(std::floor(box.top * toRegionY + region.y)));
-            const int x1 = std::min(image.width, static_cast<int>(std::ceil(box.right * toRegionX + region.x)));
-            const int y1 = std::min(image.height, static_cast<int>(std::ceil(box.bottom * toRegionY + region.y)));
-            if (x1 > x0 && y1 > y0) {
-                net->candidates.emplace_back(x0, y0, x1 - x0, y1 - y0);
-                net->scores.push_back(box.score);
+        return decodeOutputs(*net, net->outputs, image, region, cv::Size(input_width, input_height), score_threshold,
+                             overlap_threshold, boxes, capacity, count);
+    });
+}
+
+allspark_status allspark_face_net_prepare(allspark_face_net *net, allspark_yuv420_image image, allspark_rect region,
+                                          int32_t input_width, int32_t input_height, float *input) {
+    if (net == nullptr || input == nullptr || !isValid(image) || !isUsable(region, image) ||
+        !isInputSize(input_width, input_height)) {
+        return ALLSPARK_ERROR_INVALID_ARGUMENT;
+    }
+    return allspark::guarded(&net->lastError, [&]() {
+        fillColour(*net, image, region, input_width, input_height);
+        fillBlob(*net, input);
+        return ALLSPARK_OK;
+    });
+}
+
+int32_t allspark_face_net_output_count(const allspark_face_net *net) {
+    return net == nullptr ? 0 : static_cast<int32_t>(net->outputNames.size());
+}
+
+const char *allspark_face_net_output_name(const allspark_face_net *net, int32_t index) {
+    if (net == nullptr || index < 0 || static_cast<size_t>(index) >= net->outputNames.size()) {
+        return nullptr;
+    }
+    return net->outputNames[static_cast<size_t>(index)].c_str();
+}
+
+allspark_status allspark_face_net_decode(allspark_face_net *net, const float *const *outputs, const size_t *lengths,
+                                         int32_t output_count, allspark_yuv420_image image, allspark_rect region,
+                                         int32_t input_width, int32_t input_height, float score_threshold,
+                                         float overlap_threshold, allspark_rect *boxes, int32_t capacity,
+                                         int32_t *count) {
+    if (net == nullptr || !allspark::isValidOutput(boxes, capacity, count)) {
+        return ALLSPARK_ERROR_INVALID_ARGUMENT;
+    }
+    *count = 0;
+    if (outputs == nullptr || lengths == nullptr || output_count != allspark_face_net_output_count(net) ||
+        !isValid(image) || !isUsable(region, image) || !isInputSize(input_width, input_height) ||
+        !areThresholds(score_threshold, overlap_threshold)) {
+        return ALLSPARK_ERROR_INVALID_ARGUMENT;
+    }
+    return allspark::guarded(&net->lastError, [&]() {
+        // Headers over the caller's arrays: nothing is copied, and the vector keeps its size.
+        net->borrowed.resize(static_cast<size_t>(output_count));
+        for (int32_t i = 0; i < output_count; ++i) {
+            if (outputs[i] == nullptr || lengths[i] > static_cast<size_t>(INT32_MAX)) {
+                allspark::remember(&net->lastError, "an output is missing or too large");
+                return ALLSPARK_ERROR_INVALID_ARGUMENT;
             }
+            net->borrowed[static_cast<size_t>(i)] =
+                cv::Mat(1, static_cast<int>(lengths[i]), CV_32F, const_cast<float *>(outputs[i]));
         }
-        cv::dnn::NMSBoxes(net->candidates, net->scores, score_threshold, overlap_threshold, net->kept);
-        const size_t written = std::min(net->kept.size(), static_cast<size_t>(capacity));
-        for (size_t i = 0; i < written; ++i) {
-            const cv::Rect &box = net->candidates[static_cast<size_t>(net->kept[i])];
-            boxes[i] = allspark_rect{box.x, box.y, box.width, box.height};
-        }
-        *count = static_cast<int32_t>(written);
-        return written < net->kept.size() ? ALLSPARK_ERROR_TOO_MANY_OBJECTS : ALLSPARK_OK;
+        return decodeOutputs(*net, net->borrowed, image, region, cv::Size(input_width, input_height), score_threshold,
+                             overlap_threshold, boxes, capacity, count);
     });
 }
 

@@ -67,6 +67,8 @@ struct allspark_face_net {
     cv::Mat plane;
     cv::Mat blob;
     std::vector<cv::Mat> outputs;
+    // Headers over outputs another engine computed (allspark_face_net_decode).
+    std::vector<cv::Mat> borrowed;
     std::vector<allspark::InputBox> found;
     std::vector<cv::Rect> candidates;
     std::vector<float> scores;

@@ -1,5 +1,7 @@
 #include "allspark_opencv.h"
 
+#include <opencv2/core/version.hpp>
+
 const char *allspark_status_description(allspark_status status) {
     switch (status) {
     case ALLSPARK_OK:
@@ -20,4 +22,8 @@ const char *allspark_status_description(allspark_status status) {
         return "model file could not be loaded";
     }
     return "unknown status";
+}
+
+const char *allspark_opencv_version(void) {
+    return CV_VERSION;
 }

@@ -24,12 +24,19 @@ def test_default_runs_yunet_and_reports_it(make_node):
         what="frames searched")
     privacy = report["privacy"]
     assert privacy["detector"] == "yunet" and privacy["weakerDetectorReason"] is None
+    # ONNX Runtime, as scripts/setup.sh installs it, runs the net.
+    assert privacy["engine"].startswith("onnxruntime 1.21"), privacy
+    assert privacy["engineFallbackReason"] is None
     assert privacy["framesSearched"] > 0 and privacy["meanDetectionMs"] > 0
     _, health = node.json("/api/health")
     assert health["status"] == "ok", health
     _, _, body = node.request("/metrics")
     text = body.decode()
     assert 'allspark_privacy_detector_info{detector="yunet"} 1' in text
+    assert re.search(r'allspark_privacy_engine_info\{engine="onnxruntime",version="1\.21\.\d+"\} 1', text), text
+    log = node.log_path.read_text()
+    assert re.search(r"masking with yunet on onnxruntime 1\.21", log), log[-2000:]
+    assert "face search slower" not in log
     assert metric(text, "allspark_frames_released_by_search_total") > 0
     assert metric(text, "allspark_frames_released_by_tracking_total") >= 0
     assert metric(text, "allspark_frames_failed_closed_total") == 0
@@ -96,3 +103,39 @@ def test_detection_too_slow_for_the_frame_rate_degrades_health_and_counts_the_wa
     assert privacy["framesReleasedBySearch"] > 0 and privacy["framesReleasedByTracking"] == 0, privacy
     _, _, body = node.request("/metrics")
     assert metric(body.decode(), "allspark_privacy_waits_for_detection_total") > 0
+
+
+def test_without_onnx_runtime_the_net_runs_on_opencv_with_one_warning_and_faces_stay_masked(make_node, tmp_path):
+    missing = tmp_path / "lib" / "libonnxruntime.so.1.21.1"
+    carphone = "/work/shared/faces/video/carphone_qcif.mp4"
+    node = make_node("--privacy", "face", "--source", carphone, size="176x144", fps=30,
+                     env={"ALLSPARK_PRIVACY_ENGINE_LIBRARY": str(missing)})
+    node.wait_healthy()
+    _, report = node.wait_until(
+        lambda: (r := node.json("/api/status")) and r[1]["privacy"]["facesMasked"] >= 20 and r,
+        timeout=60, what="Carphone's face masked")
+    privacy = report["privacy"]
+    assert privacy["detector"] == "yunet" and privacy["engine"] == "opencv-dnn", privacy
+    assert str(missing) in privacy["engineFallbackReason"], privacy
+    assert privacy["framesFailedClosed"] == 0
+    # Slower, not weaker: health stays ok, and the log says it once.
+    _, health = node.json("/api/health")
+    assert health["status"] == "ok", health
+    warnings = [line for line in node.log_path.read_text().splitlines() if "face search slower" in line]
+    assert len(warnings) == 1 and str(missing) in warnings[0], warnings
+    _, _, body = node.request("/metrics")
+    assert 'allspark_privacy_engine_info{engine="opencv-dnn",version="4.' in body.decode()
+
+
+def test_privacy_engine_onnxruntime_refuses_to_start_without_it(tmp_path):
+    missing = tmp_path / "libonnxruntime.so.1.21.1"
+    run = subprocess.run(
+        [str(NODE_BIN), "run", "--config", "/dev/null", "--source", "testsrc", "--store", str(tmp_path / "store"),
+         "--port", "0", "--privacy", "face"],
+        capture_output=True, text=True, timeout=60, cwd=REPO,
+        env={"ALLSPARK_SERVER_ANNOUNCE": "false", "PATH": "/usr/bin:/bin",
+             "ALLSPARK_PRIVACY_ENGINE": "onnxruntime", "ALLSPARK_PRIVACY_ENGINE_LIBRARY": str(missing)})
+    assert run.returncode != 0
+    output = run.stdout + run.stderr
+    assert "privacyEngine: onnxruntime" in output and str(missing) in output, output[-2000:]
+    assert not list((tmp_path / "store").glob("chunk_*")), "nothing may be recorded"

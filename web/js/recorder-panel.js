@@ -47,6 +47,7 @@ function detectorFacts(privacy) {
   if (privacy.mode === 'none') return [];
   return [
     ['Face detector', privacy.detector],
+    ['Detector engine', privacy.engine + (privacy.engineFallbackReason ? ` (slower: ${privacy.engineFallbackReason})` : '')],
     ['Face searches', `${privacy.searchesPerSecond.toFixed(1)}/s, ${privacy.meanDetectionMs.toFixed(0)} ms each`],
   ];
 }

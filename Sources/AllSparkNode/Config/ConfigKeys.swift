@@ -41,6 +41,10 @@ public enum ConfigKeys {
         .choice("privacy", \.privacy, PrivacyMode.allCases.map(\.rawValue)),
         .choice("privacyDetector", \.privacyDetector, FaceDetectorChoice.allCases.map(\.rawValue)),
         .optionalText("privacyModel", \.privacyModel, allowed: "the path of the face net's ONNX model (YuNet 2023mar or CenterFace), or empty for the installed one"),
+        .choice("privacyEngine", \.privacyEngine, FaceNetEngineChoice.allCases.map(\.rawValue)),
+        .optionalText(
+            "privacyEngineLibrary", \.privacyEngineLibrary,
+            allowed: "the path of libonnxruntime.so, or empty for the package's, then scripts/setup.sh's, then the system's"),
         .choice("privacyMask", \.privacyMask, MaskStyle.allCases.map(\.rawValue)),
         .integer("privacyDetectionWidth", \.privacyDetectionWidth, 160...3840),
         .boolean("privacyEveryFrame", \.privacyEveryFrame),

@@ -32,6 +32,11 @@ public struct NodeConfig: Sendable, Equatable {
     public var privacyDetector: String = "auto"
     /// The ONNX model the face net loads (YuNet 2023mar or CenterFace); empty: the installed one.
     public var privacyModel: String = ""
+    /// What runs YuNet: `auto` (ONNX Runtime where its library opens, else OpenCV's dnn
+    /// with a warning), `onnxruntime` (required) or `opencv`.
+    public var privacyEngine: String = "auto"
+    /// The ONNX Runtime library to open; empty: the package's, setup.sh's, then the system's.
+    public var privacyEngineLibrary: String = ""
     /// `mosaic` or `fill`.
     public var privacyMask: String = "mosaic"
     /// Frames wider than this are shrunk before the face search: smaller is faster and
@@ -72,6 +77,8 @@ public struct NodeConfig: Sendable, Equatable {
     public var capBytes: Int64 { Int64(videoBufferMaxMB * 1024 * 1024) }
     /// `privacyModel`, or nil for the model the package or `scripts/setup.sh` installed.
     public var faceModelFile: String? { privacyModel.isEmpty ? nil : privacyModel }
+    /// `privacyEngineLibrary`, or nil to look where the package and `scripts/setup.sh` put it.
+    public var onnxRuntimeLibrary: String? { privacyEngineLibrary.isEmpty ? nil : privacyEngineLibrary }
 }
 
 public enum VideoFormat: String, Sendable, CaseIterable {

@@ -17,6 +17,8 @@ public struct InstallLayout: Sendable {
     public static let defaultInstance = "default"
     /// Where `scripts/setup.sh` puts the model on a machine that runs from the repository.
     static let setupShareDirectory = "/usr/local/share/allspark-node"
+    /// Where `scripts/setup.sh` unpacks ONNX Runtime on Debian 12.
+    static let setupLibraryDirectory = "/usr/local/lib/allspark-node"
 
     public init(
         shareDirectory: String = InstallLayout.shareDirectoryBesideExecutable(),
@@ -42,6 +44,17 @@ public struct InstallLayout: Sendable {
     public func faceModelFile(for model: FaceNetModel) -> String {
         let candidates = [shareDirectory + "/" + model.fileName, Self.setupShareDirectory + "/" + model.fileName]
         return candidates.first { FileManager.default.fileExists(atPath: $0) } ?? candidates[0]
+    }
+
+    /// Where ONNX Runtime's library may be, in order: the package's own copy (Debian 12,
+    /// `<prefix>/lib/allspark-node`), the one `scripts/setup.sh` unpacks, then Debian 13's
+    /// package through the loader's search path.
+    public var onnxRuntimeCandidates: [String] {
+        let file = "libonnxruntime.so.1.21.1"
+        let prefix = URL(fileURLWithPath: shareDirectory).deletingLastPathComponent().deletingLastPathComponent()
+        let copies = [prefix.appendingPathComponent("lib/allspark-node/" + file).path, Self.setupLibraryDirectory + "/" + file]
+        var seen = Set<String>()
+        return copies.filter { seen.insert($0).inserted && FileManager.default.fileExists(atPath: $0) } + ["libonnxruntime.so.1.21"]
     }
 
     /// An instance's configuration file (`default` is the package's allspark-node.yaml).

@@ -50,11 +50,19 @@ public final class PrivacyCounters: Sendable {
     /// could be, if they are.
     public let detector: String
     public let weakerDetectorReason: String?
+    /// What runs the face net, and why it is not the faster one.
+    public let engine: FaceNetEngine
+    public let engineFallbackReason: String?
     private let state = Mutex(Snapshot())
 
-    public init(detector: String = "none", weakerDetectorReason: String? = nil) {
+    public init(
+        detector: String = "none", engine: FaceNetEngine = .openCV, weakerDetectorReason: String? = nil,
+        engineFallbackReason: String? = nil
+    ) {
         self.detector = detector
+        self.engine = engine
         self.weakerDetectorReason = weakerDetectorReason
+        self.engineFallbackReason = engineFallbackReason
     }
 
     public func snapshot() -> Snapshot {

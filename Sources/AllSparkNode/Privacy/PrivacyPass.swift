@@ -19,7 +19,9 @@ public struct PrivacyPass: Sendable {
         detectors: DetectorSetup, delayLine: DelayLineMasker.Settings = DelayLineMasker.Settings(), logger: Logger
     ) throws {
         self.detectors = detectors
-        let counters = PrivacyCounters(detector: detectors.name, weakerDetectorReason: detectors.weakerDetectorReason)
+        let counters = PrivacyCounters(
+            detector: detectors.name, engine: detectors.engine, weakerDetectorReason: detectors.weakerDetectorReason,
+            engineFallbackReason: detectors.engineFallbackReason)
         self.counters = counters
         guard detectors.mode != .none else {
             logger.warning("PRIVACY IS OFF (privacy: none): faces are recorded unmasked. Set privacy: face to mask them.")
@@ -29,13 +31,16 @@ public struct PrivacyPass: Sendable {
         if let reason = detectors.weakerDetectorReason {
             logger.warning("PRIVACY DEGRADED: \(reason)")
         }
+        if let reason = detectors.engineFallbackReason {
+            logger.warning("face search slower: \(reason)")
+        }
         // Load every detector once now, so a missing file stops the node before it records anything.
         _ = try detectors.makeDetectors()
         // One thread for OpenCV: detection runs on the detection thread alone and leaves the
         // other core to capture and encoding.
         allspark_set_opencv_threads(1)
         logger.info("""
-            privacy: \(detectors.mode.rawValue) masking with \(detectors.name), searching at ≤ \(detectors.net.maxDetectionWidth) px wide \
+            privacy: \(detectors.mode.rawValue) masking with \(detectors.name) on \(detectors.engine.name), searching at ≤ \(detectors.net.maxDetectionWidth) px wide \
             \(delayLine.searchesEveryFrame ? "every frame" : "as many frames as it keeps up with, tracking faces in between")
             """)
         makeMasker = { width, height in
@@ -60,8 +65,14 @@ public struct PrivacyPass: Sendable {
             throw ConfigError.invalidValue(
                 key: "privacyMask", value: config.privacyMask, allowed: "one of " + MaskStyle.allCases.map(\.rawValue).joined(separator: ", "))
         }
+        guard let engine = FaceNetEngineChoice(rawValue: config.privacyEngine) else {
+            throw ConfigError.invalidValue(
+                key: "privacyEngine", value: config.privacyEngine,
+                allowed: "one of " + FaceNetEngineChoice.allCases.map(\.rawValue).joined(separator: ", "))
+        }
         let detectors = DetectorSetup(
-            mode: mode, choice: choice, modelPath: config.faceModelFile, detectionWidth: config.privacyDetectionWidth)
+            mode: mode, choice: choice, modelPath: config.faceModelFile, detectionWidth: config.privacyDetectionWidth,
+            engine: engine, engineLibrary: config.onnxRuntimeLibrary)
         try self.init(
             detectors: detectors,
             delayLine: DelayLineMasker.Settings(

@@ -12,6 +12,7 @@ final class MetricsExporter: Sendable {
     private let gauges: [String: Gauge]
     /// Always 1; its label names the face detector searching.
     private let detectorInfo: Gauge
+    private let engineInfo: Gauge
     /// Live video by kind of viewer (label kind: mse, hls, rtsp).
     private let liveViewers: [LiveCounters.Kind: Gauge]
     private let liveBytes: [LiveCounters.Kind: Counter]
@@ -112,6 +113,10 @@ final class MetricsExporter: Sendable {
         detectorInfo = registry.makeGauge(
             name: "allspark_privacy_detector_info", labels: [("detector", services.privacy.detector)],
             help: "The face detector the privacy pass searches with (label detector)")
+        engineInfo = registry.makeGauge(
+            name: "allspark_privacy_engine_info",
+            labels: [("engine", services.privacy.engine.label), ("version", services.privacy.engine.version)],
+            help: "What runs the face net: onnxruntime or opencv-dnn (labels engine, version)")
     }
 
     func render() -> String {
@@ -200,6 +205,7 @@ final class MetricsExporter: Sendable {
         gauges["allspark_archive_lag_seconds"]?.set(to: archive.map { Double($0.lagMs) / 1000 } ?? .nan)
         gauges["allspark_archive_upload_rate_bytes_per_second"]?.set(to: archive?.uploadBytesPerSecond ?? .nan)
         detectorInfo.set(to: 1)
+        engineInfo.set(to: 1)
         return registry.emitToString()
     }
 }

@@ -69,6 +69,8 @@ struct StatusRoutes {
                 "mode": .string(config.privacy),
                 "detector": .string(services.privacy.detector),
                 "weakerDetectorReason": services.privacy.weakerDetectorReason.map { .string($0) } ?? .null,
+                "engine": .string(services.privacy.engine.name),
+                "engineFallbackReason": services.privacy.engineFallbackReason.map { .string($0) } ?? .null,
                 "searchesPerSecond": .number(privacy.searchesPerSecond),
                 "framesReleasedBySearch": .number(Double(privacy.framesReleasedBySearch)),
                 "framesReleasedByTracking": .number(Double(privacy.framesReleasedByTracking)),

@@ -11,6 +11,7 @@
  * to use from two threads at once.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -80,6 +81,9 @@ typedef struct allspark_cascade_params {
 
 /* A short static English description of a status; never NULL. */
 const char *allspark_status_description(allspark_status status);
+
+/* The OpenCV version the shim was built with ("4.6.0"). */
+const char *allspark_opencv_version(void);
 
 /*
  * A grey picture scaler: its scratch for the halving steps (see allspark_scaler_resize)
@@ -201,6 +205,42 @@ void allspark_face_net_free(allspark_face_net *net);
  * between calls of the same size. Same output buffer rules as the cascade detector.
  */
 allspark_status allspark_face_net_detect(allspark_face_net *net,
+                                         allspark_yuv420_image image,
+                                         allspark_rect region,
+                                         int32_t input_width,
+                                         int32_t input_height,
+                                         float score_threshold,
+                                         float overlap_threshold,
+                                         allspark_rect *boxes,
+                                         int32_t capacity,
+                                         int32_t *count);
+
+/*
+ * The first half of allspark_face_net_detect, for another engine to run the net: writes
+ * the net's input for `region` (3 planes of `input_width` x `input_height` floats, in the
+ * model's colour order) into `input`.
+ */
+allspark_status allspark_face_net_prepare(allspark_face_net *net,
+                                          allspark_yuv420_image image,
+                                          allspark_rect region,
+                                          int32_t input_width,
+                                          int32_t input_height,
+                                          float *input);
+
+/* The model's outputs in the order allspark_face_net_decode reads them, by name. */
+int32_t allspark_face_net_output_count(const allspark_face_net *net);
+const char *allspark_face_net_output_name(const allspark_face_net *net, int32_t index);
+
+/*
+ * The second half of allspark_face_net_detect: reads `output_count` outputs (`lengths[i]`
+ * floats at `outputs[i]`, in allspark_face_net_output_name's order) of the input that
+ * allspark_face_net_prepare made for the same region and size. Same rules and results as
+ * allspark_face_net_detect.
+ */
+allspark_status allspark_face_net_decode(allspark_face_net *net,
+                                         const float *const *outputs,
+                                         const size_t *lengths,
+                                         int32_t output_count,
                                          allspark_yuv420_image image,
                                          allspark_rect region,
                                          int32_t input_width,

@@ -33,13 +33,20 @@ public struct DetectorSetup: Sendable {
     /// Why this run searches with a weaker detector than it could (`auto` found no model):
     /// a warning at every start and a `degraded` health.
     public let weakerDetectorReason: String?
+    /// What runs the face net, and why it is OpenCV's dnn when ONNX Runtime was wanted:
+    /// one warning at start (the search is slower, never weaker).
+    public let engine: FaceNetEngine
+    public let engineFallbackReason: String?
+    /// Set when `privacyEngine: onnxruntime` cannot be had: the node refuses to start.
+    private let requiredEngineMissing: String?
 
     /// - Parameter modelPath: the face net's model file (`privacyModel`); nil for the
     ///   installed one. For `auto`, `dnn` and `both` its checksum tells which net it holds.
     public init(
         mode: PrivacyMode, choice: FaceDetectorChoice = .auto, modelPath: String? = nil,
         cascadeDirectory: String = FaceDetectionSettings.defaultCascadeDirectory,
-        detectionWidth: Int = FaceDetectionSettings().maxDetectionWidth
+        detectionWidth: Int = FaceDetectionSettings().maxDetectionWidth,
+        engine engineChoice: FaceNetEngineChoice = .auto, engineLibrary: String? = nil
     ) {
         self.mode = mode
         cascades = FaceDetectionSettings(cascadeDirectory: cascadeDirectory, maxDetectionWidth: detectionWidth)
@@ -71,6 +78,14 @@ public struct DetectorSetup: Sendable {
             faces = .both
             weakerDetectorReason = nil
         }
+        if mode == .none || faces == .cascades {
+            (engine, engineFallbackReason, requiredEngineMissing) = (.openCV, nil, nil)
+        } else {
+            let resolved = FaceNetEngine.resolve(engineChoice, net: net, library: engineLibrary)
+            engine = resolved.engine
+            let missing = engineChoice == .onnxruntime ? resolved.fallbackReason : nil
+            (engineFallbackReason, requiredEngineMissing) = (missing == nil ? resolved.fallbackReason : nil, missing)
+        }
     }
 
     /// YuNet where its model is installed, else CenterFace.
@@ -100,8 +115,9 @@ public struct DetectorSetup: Sendable {
     ///   that cannot load.
     func makeDetectors() throws(PrivacyError) -> [any RegionDetector] {
         guard mode != .none else { return [] }
+        if let requiredEngineMissing { throw .detectorUnavailable("privacyEngine: onnxruntime: \(requiredEngineMissing)") }
         var detectors: [any RegionDetector] = []
-        if faces != .cascades { detectors.append(try FaceNetDetector(settings: net)) }
+        if faces != .cascades { detectors.append(try FaceNetDetector(settings: net, engine: engine)) }
         if faces != .net { detectors.append(try CascadeFaceDetector(settings: cascades)) }
         if mode == .body { detectors.append(try PeopleDetector()) }
         return detectors

@@ -1,8 +1,8 @@
 import COpenCVShim
 import Foundation
 
-/// Finds faces with a small convolutional net (YuNet or CenterFace, `FaceNetModel`)
-/// through OpenCV's dnn module.
+/// Finds faces with a small convolutional net (YuNet or CenterFace, `FaceNetModel`),
+/// run by ONNX Runtime or OpenCV's dnn module (`FaceNetEngine`).
 ///
 /// Unlike the cascades it finds faces turned, tilted, laughing or half-covered, in colour
 /// (the frame's three planes are shrunk and converted to the model's colour order inside
@@ -10,12 +10,17 @@ import Foundation
 /// threads at once.
 public final class FaceNetDetector: RegionDetector {
     public let settings: FaceNetSettings
+    public let engine: FaceNetEngine
+    /// OpenCV's side: the input picture, the decoder and, on OpenCV's engine, the net.
     private let handle: OpaquePointer
+    /// ONNX Runtime's side, on its engine.
+    private let session: OnnxRuntimeSession?
     private let found: UnsafeMutablePointer<allspark_rect>
 
     /// - Throws: `PrivacyError.modelUnavailable` naming the model file when it is missing,
-    ///   is not the model the settings name, or (YuNet) does not match its pinned sha256.
-    public init(settings: FaceNetSettings = FaceNetSettings()) throws(PrivacyError) {
+    ///   is not the model the settings name, or (YuNet) does not match its pinned sha256;
+    ///   `.detectorUnavailable` when ONNX Runtime cannot run it.
+    public init(settings: FaceNetSettings = FaceNetSettings(), engine: FaceNetEngine = .openCV) throws(PrivacyError) {
         try settings.validate()
         guard FileManager.default.isReadableFile(atPath: settings.modelPath) else {
             throw .modelUnavailable(
@@ -31,7 +36,52 @@ public final class FaceNetDetector: RegionDetector {
         }
         self.handle = handle
         self.settings = settings
+        self.engine = engine
         self.found = .allocate(capacity: settings.maxFaces)
+        do {
+            session = try Self.makeSession(engine, model: settings, handle: handle)
+        } catch {
+            allspark_face_net_free(handle)
+            found.deallocate()
+            throw error
+        }
+        if session != nil { try searchGreyPicture() }
+    }
+
+    /// One search of a plain grey picture: proves the library runs the model and that its
+    /// outputs decode, before the detector is trusted with a frame.
+    private func searchGreyPicture() throws(PrivacyError) {
+        let side = 64
+        let lumaSize = side * side
+        let pixels = UnsafeMutablePointer<UInt8>.allocate(capacity: lumaSize * 3 / 2)
+        defer { pixels.deallocate() }
+        pixels.initialize(repeating: 128, count: lumaSize * 3 / 2)
+        let grey = YUV420Frame(
+            width: side, height: side, y: pixels, yStride: side, u: pixels + lumaSize, uStride: side / 2,
+            v: pixels + lumaSize * 5 / 4, vStride: side / 2)
+        var ignored: [PixelRect] = []
+        try detect(in: grey, appendingTo: &ignored)
+    }
+
+    /// ONNX Runtime's session of the model, its input freed to any size, on that engine.
+    private static func makeSession(
+        _ engine: FaceNetEngine, model settings: FaceNetSettings, handle: OpaquePointer
+    ) throws(PrivacyError) -> OnnxRuntimeSession? {
+        guard case .onnxRuntime(let library) = engine else { return nil }
+        let model: [UInt8]
+        do {
+            model = try OnnxFreeImageSize.rewrite(Array(Data(contentsOf: URL(fileURLWithPath: settings.modelPath))))
+        } catch {
+            throw .modelUnavailable(path: settings.modelPath, reason: "cannot prepare it for ONNX Runtime: \(error)")
+        }
+        let outputNames = (0..<allspark_face_net_output_count(handle)).map {
+            String(cString: allspark_face_net_output_name(handle, $0))
+        }
+        do {
+            return try OnnxRuntimeSession(library: library, model: model, outputNames: outputNames)
+        } catch {
+            throw .detectorUnavailable("ONNX Runtime \(library.version) cannot load \(settings.modelPath): \(error)")
+        }
     }
 
     deinit {
@@ -75,9 +125,14 @@ public final class FaceNetDetector: RegionDetector {
         let area = allspark_rect(
             x: Int32(searched.x), y: Int32(searched.y), width: Int32(searched.width), height: Int32(searched.height))
         var count: Int32 = 0
-        let status = allspark_face_net_detect(
-            handle, image, area, Int32(input.width), Int32(input.height), settings.scoreThreshold,
-            settings.overlapThreshold, found, Int32(settings.maxFaces), &count)
+        let status: allspark_status
+        if let session {
+            status = try runSession(session, image: image, area: area, input: input, count: &count)
+        } else {
+            status = allspark_face_net_detect(
+                handle, image, area, Int32(input.width), Int32(input.height), settings.scoreThreshold,
+                settings.overlapThreshold, found, Int32(settings.maxFaces), &count)
+        }
         guard status == ALLSPARK_OK else {
             let detail = String(cString: allspark_face_net_last_error(handle))
             throw .detectionFailed(
@@ -93,6 +148,24 @@ public final class FaceNetDetector: RegionDetector {
             face.y -= forehead
             face.height += forehead
             regions.append(face.clamped(toWidth: frame.width, height: frame.height))
+        }
+    }
+
+    /// The search on ONNX Runtime: OpenCV's side fills the session's input and reads its outputs.
+    private func runSession(
+        _ session: OnnxRuntimeSession, image: allspark_yuv420_image, area: allspark_rect, input: (width: Int, height: Int),
+        count: inout Int32
+    ) throws(PrivacyError) -> allspark_status {
+        do {
+            let buffer = try session.input(width: input.width, height: input.height)
+            let prepared = allspark_face_net_prepare(handle, image, area, Int32(input.width), Int32(input.height), buffer)
+            guard prepared == ALLSPARK_OK else { return prepared }
+            let ran = try session.run()
+            return allspark_face_net_decode(
+                handle, ran.outputs, ran.lengths, Int32(ran.count), image, area, Int32(input.width), Int32(input.height),
+                settings.scoreThreshold, settings.overlapThreshold, found, Int32(settings.maxFaces), &count)
+        } catch {
+            throw .detectionFailed("face net on ONNX Runtime: \(error)")
         }
     }
 
