@@ -107,7 +107,15 @@ def test_installed_node_finds_its_dashboard_and_model(debian):
     token = debian.run("allspark-node token").stdout.strip()
     status = json.loads(http_get(MAIN_PORT, "/api/status", token)[1])
     assert status["privacy"]["detector"] == "yunet", status["privacy"]
+    # ONNX Runtime runs the net under the hardened unit, from the package's own lib folder.
+    assert status["privacy"]["engine"].startswith("onnxruntime 1.21"), status["privacy"]
+    assert status["privacy"]["engineFallbackReason"] is None, status["privacy"]
+    assert debian.path("/usr/lib/allspark-node/libonnxruntime.so.1.21.1").stat().st_size > 10_000_000
+    notices = debian.path("/usr/share/doc/allspark-node/onnxruntime")
+    assert "Microsoft Corporation" in (notices / "LICENSE").read_text()
+    assert (notices / "ThirdPartyNotices.txt").stat().st_size > 100_000
     copyright = debian.path("/usr/share/doc/allspark-node/copyright").read_text()
+    assert "usr/lib/allspark-node/libonnxruntime.so.1.21.1" in copyright
     assert "centerface.onnx" in copyright and "MIT" in copyright and "Permission is hereby granted" in copyright
     assert "face_detection_yunet_2023mar.onnx" in copyright and "Shiqi Yu" in copyright
 
