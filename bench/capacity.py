@@ -24,10 +24,12 @@ node      `allspark-node run --source CLIP --no-loop` per camera, all started to
           face was shown, and the faces shown in the first frame they could be scored in.
           Peak RSS is VmHWM.
 
-Usage: bench/capacity.py [--node BIN] [--seconds 60] [--node-args "--privacy none"]
+Usage: bench/capacity.py [--node BIN] [--seconds 60] [--node-args "--privacy none"] [--cpu-quota CORES]
        (RUNS; quiet machine: the load average at the start is in the output). --node-args
        adds options to every node's `run`: with `--privacy none` the table shows what the
-       node costs beside the floor without privacy.
+       node costs beside the floor without privacy. --cpu-quota makes a slow box on purpose:
+       every node of a run shares one CPU cgroup limited to CORES (e.g. 0.8) of CPU time;
+       the floor runs outside it (root; cgroup v1's cpu controller or cgroup v2).
 """
 import argparse
 import json
@@ -100,8 +102,36 @@ def api(port, path):
         return None
 
 
+class CpuQuota:
+    """A CPU cgroup holding the nodes of one run to `cores` of CPU time (a slower box)."""
+
+    def __init__(self, cores, name):
+        self.path = None
+        if cores is None:
+            return
+        period = 100_000
+        quota = max(1000, int(cores * period))
+        if Path("/sys/fs/cgroup/cpu.max").exists() or Path("/sys/fs/cgroup/cgroup.controllers").exists():
+            self.path = Path("/sys/fs/cgroup") / name
+            self.path.mkdir()
+            (self.path / "cpu.max").write_text(f"{quota} {period}")
+        else:
+            self.path = Path("/sys/fs/cgroup/cpu") / name
+            self.path.mkdir()
+            (self.path / "cpu.cfs_period_us").write_text(str(period))
+            (self.path / "cpu.cfs_quota_us").write_text(str(quota))
+
+    def hold(self, pid):
+        if self.path is not None:
+            (self.path / "cgroup.procs").write_text(str(pid))
+
+    def remove(self):
+        if self.path is not None:
+            self.path.rmdir()
+
+
 class Camera:
-    def __init__(self, node, clip, size, work, extra_args):
+    def __init__(self, node, clip, size, work, extra_args, quota):
         self.clip, self.store, self.port = clip, work / "store", free_port()
         environment = {**os.environ, "ALLSPARK_SERVER_AUTH": "none", "ALLSPARK_SERVER_HOST": "127.0.0.1",
                        "ALLSPARK_SERVER_ANNOUNCE": "false", "ALLSPARK_CLOCK_SYNC_REQUIRED": "false",
@@ -111,6 +141,7 @@ class Camera:
             [node, "run", "--config", "/dev/null", "--source", str(clip), "--no-loop", "--size", size, "--fps", str(FPS),
              "--store", str(self.store), "--port", str(self.port), "--uplink", "off", "--chunk-ms", "10000",
              "--format", "mp4", *extra_args], stdout=self.log, stderr=subprocess.STDOUT, env=environment, cwd=REPO)
+        quota.hold(self.process.pid)
         self.peak, self.status, self.cpu = None, None, None
 
     def sample(self):
@@ -138,12 +169,12 @@ def score(camera):
     return json.loads(result.stdout)
 
 
-def run_cameras(node, clips, size, seconds, work, extra_args):
+def run_cameras(node, clips, size, seconds, work, extra_args, quota):
     cameras = []
     for index, clip in enumerate(clips):
         folder = work / f"camera-{index + 1}"
         folder.mkdir()
-        cameras.append(Camera(node, clip, size, folder, extra_args))
+        cameras.append(Camera(node, clip, size, folder, extra_args, quota))
     deadline = time.monotonic() + seconds + 60
     while time.monotonic() < deadline and not all(camera.finished() for camera in cameras):
         time.sleep(1)
@@ -162,7 +193,9 @@ def run_cameras(node, clips, size, seconds, work, extra_args):
                      "facesOverTwoFrames": scored.get("faces_with_run_over_2"),
                      "facesShownInFirstFrame": scored.get("faces_shown_in_first_frame"), "facesScored": scored.get("faces_scored"),
                      "searches": (camera.status or {}).get("privacy", {}).get("framesSearched"),
-                     "waitsForDetection": (camera.status or {}).get("privacy", {}).get("waitsForDetection")})
+                     "waitsForDetection": (camera.status or {}).get("privacy", {}).get("waitsForDetection"),
+                     "framesShed": (camera.status or {}).get("privacy", {}).get("framesShed"),
+                     "engine": (camera.status or {}).get("privacy", {}).get("engine")})
     return rows
 
 
@@ -171,14 +204,17 @@ def main():
     parser.add_argument("--node", default=str(REPO / ".build-release/release/allspark-node"))
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--node-args", default="", help="options added to every node's run (e.g. \"--privacy none\")")
+    parser.add_argument("--cpu-quota", type=float, help="CPU time the nodes of a run may use, in cores (a slow box)")
     options = parser.parse_args()
     node = str(Path(options.node).resolve())
     CACHE.mkdir(parents=True, exist_ok=True)
     summary = {"started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "node": node,
-               "seconds": options.seconds, "nodeArgs": options.node_args, "loadAtStart": os.getloadavg()[0], "runs": []}
-    table = ["| run | node CPU (s per 60 s) | ffmpeg floor | node / floor | frames lost (node, chunks) | whole exposed % "
-             "| partial exposed % | longest run | faces > 2 in a row | shown in first frame | peak RSS (MiB) |",
-             "|" + "---|" * 11]
+               "seconds": options.seconds, "nodeArgs": options.node_args, "cpuQuotaCores": options.cpu_quota,
+               "loadAtStart": os.getloadavg()[0], "runs": []}
+    table = ["| run | node CPU (s per 60 s) | ffmpeg floor | node / floor | frames lost (node, chunks) | frames shed "
+             "| whole exposed % | partial exposed % | longest run | faces > 2 in a row | shown in first frame | peak RSS (MiB) "
+             "| engine |",
+             "|" + "---|" * 13]
     for name in os.environ.get("RUNS", "720p,1080p,still,appearing,2x720p,3x720p").split(","):
         count = int(name.split("x")[0]) if "x" in name else 1
         kind = name.split("x")[-1]
@@ -190,14 +226,19 @@ def main():
         with tempfile.TemporaryDirectory(prefix=f"capacity-{name}-") as folder:
             work = Path(folder)
             floor_cpu = round(floor(clips[0], work) * 60 / options.seconds, 1)
-            cameras = run_cameras(node, clips, size, options.seconds, work, options.node_args.split())
+            quota = CpuQuota(options.cpu_quota, f"allspark-capacity-{os.getpid()}-{name}")
+            try:
+                cameras = run_cameras(node, clips, size, options.seconds, work, options.node_args.split(), quota)
+            finally:
+                quota.remove()
         summary["runs"].append({"run": name, "size": size, "floorPer60s": floor_cpu, "cameras": cameras})
         for index, camera in enumerate(cameras):
             label = name if count == 1 else f"{name}, camera {index + 1}"
             table.append(f"| {label} | {camera['cpuPer60s']} | {floor_cpu} | {camera['cpuPer60s'] / floor_cpu:.2f}x | "
-                         f"{camera['framesLostByNode']}, {camera['framesMissingInChunks']} | {camera['wholeExposedPct']} | "
-                         f"{camera['partialExposedPct']} | {camera['longestRunFrames']} | {camera['facesOverTwoFrames']} | "
-                         f"{camera['facesShownInFirstFrame']} of {camera['facesScored']} | {camera['peakRSSMiB']} |")
+                         f"{camera['framesLostByNode']}, {camera['framesMissingInChunks']} | {camera['framesShed']} | "
+                         f"{camera['wholeExposedPct']} | {camera['partialExposedPct']} | {camera['longestRunFrames']} | "
+                         f"{camera['facesOverTwoFrames']} | {camera['facesShownInFirstFrame']} of {camera['facesScored']} | "
+                         f"{camera['peakRSSMiB']} | {camera['engine']} |")
         print(table[-1], file=sys.stderr, flush=True)
     summary["loadAtEnd"] = os.getloadavg()[0]
     out = CACHE / f"capacity-{time.strftime('%Y%m%d-%H%M%S')}.json"

@@ -107,14 +107,6 @@ const char *allspark_ort_runtime_version(const allspark_ort_runtime *runtime) {
     return runtime == NULL ? "" : runtime->version;
 }
 
-void allspark_ort_runtime_free(allspark_ort_runtime *runtime) {
-    if (runtime == NULL) {
-        return;
-    }
-    runtime->api->ReleaseEnv(runtime->env);
-    free(runtime);
-}
-
 static void release_slot(const OrtApi *api, size_slot *slot, int32_t outputCount) {
     for (int32_t i = 0; i < outputCount; ++i) {
         if (slot->outputs[i] != NULL) {
@@ -150,7 +142,8 @@ void allspark_ort_session_free(allspark_ort_session *session) {
 }
 
 // One thread, the caller's: the node gives the search one core's share and no pool
-// thread spins waiting for work (ONNX Runtime's pools spin by default).
+// thread spins waiting for work (ONNX Runtime's pools spin by default). No memory
+// pattern: planned per input size, it kept 7 MB more for YuNet at the same speed.
 static OrtSessionOptions *single_thread_options(const OrtApi *api, char *error, size_t error_size) {
     OrtSessionOptions *options = NULL;
     if (failed(api, api->CreateSessionOptions(&options), "session options", error, error_size)) {
@@ -159,6 +152,7 @@ static OrtSessionOptions *single_thread_options(const OrtApi *api, char *error, 
     if (failed(api, api->SetIntraOpNumThreads(options, 1), "intra-op threads", error, error_size) ||
         failed(api, api->SetInterOpNumThreads(options, 1), "inter-op threads", error, error_size) ||
         failed(api, api->SetSessionExecutionMode(options, ORT_SEQUENTIAL), "execution mode", error, error_size) ||
+        failed(api, api->DisableMemPattern(options), "memory pattern", error, error_size) ||
         failed(api, api->SetSessionGraphOptimizationLevel(options, ORT_ENABLE_ALL), "optimisation level", error,
                error_size) ||
         failed(api, api->AddSessionConfigEntry(options, "session.intra_op.allow_spinning", "0"), "spinning", error,

@@ -14,7 +14,8 @@
 extern "C" {
 #endif
 
-/* A loaded libonnxruntime: its API table and one environment (logging, no global threads). */
+/* A loaded libonnxruntime: its API table and one environment (logging, no global threads).
+   It lives as long as the process: ONNX Runtime does not support being unloaded. */
 typedef struct allspark_ort_runtime allspark_ort_runtime;
 
 /* One model loaded for inference, with its input and output buffers per input size. */
@@ -30,12 +31,10 @@ allspark_ort_runtime *allspark_ort_runtime_load(const char *path, char *error, s
 /* The library's own version string ("1.21.1"). */
 const char *allspark_ort_runtime_version(const allspark_ort_runtime *runtime);
 
-/* Releases the environment. The library stays mapped: ONNX Runtime does not support being unloaded. */
-void allspark_ort_runtime_free(allspark_ort_runtime *runtime);
-
 /*
- * Loads the ONNX model in `model` (`model_size` bytes, read only during the call) to run on the calling thread alone: one intra-op
- * thread, no thread pool, no spinning, sequential execution, all graph optimisations.
+ * Loads the ONNX model in `model` (`model_size` bytes, read only during the call) to run
+ * on the calling thread alone: one intra-op thread, no thread pool, no spinning,
+ * sequential execution, all graph optimisations.
  * The model must have one float input of shape [1, 3, H, W] (H and W free); `output_names`
  * (copied) are read in that order by allspark_ort_session_run. NULL on failure, with the
  * reason in `error`.
