@@ -238,3 +238,52 @@ func stripedFrame(width: Int, height: Int) -> TestFrame {
     }
     return picture
 }
+
+/// A picture of grey squares of random shades (6 px, the same in every call), moved
+/// `shiftX` px to the right: texture that optical flow follows.
+func texturedFrame(width: Int, height: Int, shiftX: Int = 0) -> TestFrame {
+    let picture = TestFrame(width: width, height: height)
+    for y in 0..<height {
+        for x in 0..<width {
+            var hash = UInt32(truncatingIfNeeded: ((x - shiftX + 6000) / 6) &* 73_856_093 ^ (y / 6) &* 19_349_663)
+            hash = (hash ^ (hash >> 13)) &* 1_274_126_177
+            picture.setLuma(x, y, UInt8(40 + (hash >> 8) % 180))
+        }
+    }
+    for y in 0..<(height + 1) / 2 {
+        for x in 0..<(width + 1) / 2 { picture.setChroma(x, y, u: 128, v: 128) }
+    }
+    return picture
+}
+
+/// Frames held by a test instead of a delay line, numbered from 0: their tracking
+/// thumbnails (made as the delay line makes them) and capture times, and the face boxes
+/// added to each.
+final class TestHeldFrames: HeldFrames {
+    private var thumbnails: [LumaThumbnail] = []
+    private var captureTimes: [Int64] = []
+    private(set) var boxes: [[TrackedBox]] = []
+    var oldest = 0
+    var newest: Int { thumbnails.count - 1 }
+    private let scaler: GreyScaler
+
+    init() throws {
+        scaler = try GreyScaler(finish: .bilinear)
+    }
+
+    /// Holds `picture` as the newest frame; returns its number.
+    @discardableResult
+    func push(_ picture: TestFrame, captureTimeMs: Int64) throws -> Int {
+        let thumbnail = try LumaThumbnail(maxWidth: 480)
+        let flow = BoxFlow.Settings()
+        try thumbnail.update(from: picture.frame, scaler: scaler, window: flow.window, levels: flow.levels)
+        thumbnails.append(thumbnail)
+        captureTimes.append(captureTimeMs)
+        boxes.append([])
+        return newest
+    }
+
+    func thumbnail(of number: Int) -> LumaThumbnail { thumbnails[number] }
+    func captureTimeMs(of number: Int) -> Int64 { captureTimes[number] }
+    func add(_ face: TrackedBox, to number: Int) { boxes[number].append(face) }
+}

@@ -13,7 +13,7 @@
 /// frame's height lies whole in one of them. A frame too small for windows at the detector's scale is searched whole,
 /// reaching past its edges in the same way.
 ///
-/// Between those searches, `DelayLineMasker` searches only what changed since the last
+/// Between those searches, `SearchScheduler` searches only what changed since the last
 /// whole-frame search.
 struct SearchPlan {
     enum Coverage: Equatable {

@@ -1,5 +1,5 @@
 /// A face the detector found, followed from frame to frame by its measured motion until
-/// it leaves the picture or the detector stops finding it (see `DelayLineMasker`).
+/// it leaves the picture or the detector stops finding it (see `FaceTracker`).
 struct FaceTrack {
     /// Where the face is in frame `frameNumber`, the newest frame it was carried to.
     var tracked: TrackedBox
