@@ -194,7 +194,6 @@ def run_cameras(node, clips, size, seconds, work, extra_args, quota):
                      "facesShownInFirstFrame": scored.get("faces_shown_in_first_frame"), "facesScored": scored.get("faces_scored"),
                      "searches": (camera.status or {}).get("privacy", {}).get("framesSearched"),
                      "waitsForDetection": (camera.status or {}).get("privacy", {}).get("waitsForDetection"),
-                     "framesShed": (camera.status or {}).get("privacy", {}).get("framesShed"),
                      "engine": (camera.status or {}).get("privacy", {}).get("engine")})
     return rows
 
@@ -211,7 +210,7 @@ def main():
     summary = {"started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "node": node,
                "seconds": options.seconds, "nodeArgs": options.node_args, "cpuQuotaCores": options.cpu_quota,
                "loadAtStart": os.getloadavg()[0], "runs": []}
-    table = ["| run | node CPU (s per 60 s) | ffmpeg floor | node / floor | frames lost (node, chunks) | frames shed "
+    table = ["| run | node CPU (s per 60 s) | ffmpeg floor | node / floor | frames lost (node, chunks) | waits for a search "
              "| whole exposed % | partial exposed % | longest run | faces > 2 in a row | shown in first frame | peak RSS (MiB) "
              "| engine |",
              "|" + "---|" * 13]
@@ -235,7 +234,7 @@ def main():
         for index, camera in enumerate(cameras):
             label = name if count == 1 else f"{name}, camera {index + 1}"
             table.append(f"| {label} | {camera['cpuPer60s']} | {floor_cpu} | {camera['cpuPer60s'] / floor_cpu:.2f}x | "
-                         f"{camera['framesLostByNode']}, {camera['framesMissingInChunks']} | {camera['framesShed']} | "
+                         f"{camera['framesLostByNode']}, {camera['framesMissingInChunks']} | {camera['waitsForDetection']} | "
                          f"{camera['wholeExposedPct']} | {camera['partialExposedPct']} | {camera['longestRunFrames']} | "
                          f"{camera['facesOverTwoFrames']} | {camera['facesShownInFirstFrame']} of {camera['facesScored']} | "
                          f"{camera['peakRSSMiB']} | {camera['engine']} |")

@@ -293,6 +293,36 @@ struct PrivacyDelayLineTests {
         #expect(exposed.isEmpty, "frames showing the square: \(exposed)")
     }
 
+    @Test("detection behind the frame rate: no frame leaves more than the busy stride past a searched one; frames wait instead")
+    func slowDetectionSlowsTheFramesNotTheSearches() throws {
+        let log = SearchLog()
+        let stride = DelayLineMasker.Settings.defaultBusySearchStride
+        let masker = try DelayLineMasker(
+            // A delay line long enough for 15 frames to pass one search: before the frame rate
+            // gave way, they all left masked by tracking alone.
+            width: 160, height: 120,
+            settings: .init(capacity: 16, style: .fill, searchesChangedRegions: false, lookbackMs: 0, busySearchStride: stride),
+            makeDetectors: { [LoggingSlowDetector(log: log)] })
+        var released: [Int] = []
+        let collect = { (frame: MaskedFrame) in released.append(frameNumber(in: frame.picture)) }
+        for index in 0..<40 {
+            let picture = frame(squareX: nil)
+            picture.setLuma(0, 0, UInt8(index))
+            try withExtendedLifetime(picture) { try masker.push(picture.frame, captureTimeMs: Int64(index) * 33, emit: collect) }
+        }
+        try masker.finish(emit: collect)
+
+        #expect(released == Array(0..<40), "every frame leaves, in order: the frame rate gave way, not the frames")
+        let searched = log.all
+        let farFromSearches = released.filter { number in
+            guard let last = searched.filter({ $0 <= number }).max() else { return true }
+            return number - last > stride
+        }
+        #expect(farFromSearches.isEmpty, "frames more than \(stride) past a search: \(farFromSearches); searched \(searched)")
+        #expect(searched.count < 40 && searched.count >= 40 / (stride + 1), "searched \(searched.count) of 40")
+        #expect(masker.waitsForDetection > 0)
+    }
+
     @Test("a detector too slow for the frame rate lets no frame out before a search at or after it; the waits are counted")
     func slowDetectionNeverReleasesUnsearchedFrames() throws {
         let log = SearchLog()

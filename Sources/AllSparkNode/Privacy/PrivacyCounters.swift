@@ -31,12 +31,6 @@ public final class PrivacyCounters: Sendable {
         /// and when that last happened (seconds of system uptime).
         public internal(set) var waitsForDetection = 0
         public internal(set) var lastWaitAt: Double?
-        /// Frames dropped in the privacy pass because detection had fallen behind: a frame
-        /// that no search looked at leaves only within the busy stride of one that was
-        /// searched; the rest are shed (a lower frame rate, never a skipped search), and
-        /// when that last happened (seconds of system uptime).
-        public internal(set) var framesShed = 0
-        public internal(set) var lastShedAt: Double?
         /// Why detection last failed, if it ever did.
         public internal(set) var lastFailure: PrivacyError?
         public internal(set) var lastDetectionMs: Double = 0
@@ -46,12 +40,6 @@ public final class PrivacyCounters: Sendable {
         public func waitedForDetection(withinSeconds seconds: Double) -> Bool {
             guard let lastWaitAt else { return false }
             return ProcessInfo.processInfo.systemUptime - lastWaitAt <= seconds
-        }
-
-        /// Whether a frame was shed in the last `seconds`.
-        public func shedFrames(withinSeconds seconds: Double) -> Bool {
-            guard let lastShedAt else { return false }
-            return ProcessInfo.processInfo.systemUptime - lastShedAt <= seconds
         }
 
         /// Detection time per searched frame.
@@ -98,14 +86,6 @@ public final class PrivacyCounters: Sendable {
         state.withLock { totals in
             totals.waitsForDetection += 1
             totals.lastWaitAt = now
-        }
-    }
-
-    func recordShedFrame() {
-        let now = ProcessInfo.processInfo.systemUptime
-        state.withLock { totals in
-            totals.framesShed += 1
-            totals.lastShedAt = now
         }
     }
 

@@ -61,11 +61,6 @@ struct HealthReport {
                 "privacy: detection is behind: frames waited for a search \(privacy.waitsForDetection) times; "
                     + "frames the source could not hold were dropped (\(status.framesDropped) so far), none left unsearched")
         }
-        if privacy.shedFrames(withinSeconds: Self.privacyBehindWindowSeconds) {
-            warnings.append(
-                "privacy: shedding frames: detection cannot keep up with the frame rate, so \(privacy.framesShed) frames "
-                    + "no search looked at were dropped rather than released on tracking alone; the recording's frame rate is lower")
-        }
         if privacy.framesFailedClosed > 0 { warnings.append("\(privacy.framesFailedClosed) frames fully masked after detection failures") }
 
         level = !errors.isEmpty ? .error : !warnings.isEmpty ? .degraded : .ok

@@ -33,9 +33,6 @@ final class MetricsExporter: Sendable {
             metric(
                 "privacy_waits_for_detection", unit: "total",
                 help: "Times a frame waited for a search (detection behind); the source drops frames meanwhile (frames_dropped)"),
-            metric(
-                "privacy_frames_shed", unit: "total",
-                help: "Frames dropped in the privacy pass because detection fell behind (no search looked at them or near them)"),
             metric("chunks_written", unit: "total", help: "Chunks published to the store"),
             metric("chunks_cut_early", unit: "total", help: "Chunks ended early so that a request could have their footage at once"),
             metric("chunks_evicted", unit: "total", help: "Chunks deleted to keep the store under its cap"),
@@ -146,7 +143,6 @@ final class MetricsExporter: Sendable {
             "allspark_frames_failed_closed_total": Int64(privacy.framesFailedClosed),
             "allspark_frames_edge_guarded_total": Int64(privacy.framesEdgeGuarded),
             "allspark_privacy_waits_for_detection_total": Int64(privacy.waitsForDetection),
-            "allspark_privacy_frames_shed_total": Int64(privacy.framesShed),
             "allspark_chunks_written_total": Int64(recorder.chunksWritten),
             "allspark_chunks_cut_early_total": Int64(recorder.chunksCutEarly),
             "allspark_chunks_evicted_total": Int64(usage.chunksEvicted),

@@ -81,7 +81,6 @@ struct StatusRoutes {
                 "meanDetectionMs": .number(privacy.meanDetectionMs),
                 "framesFailedClosed": .number(Double(privacy.framesFailedClosed)),
                 "waitsForDetection": .number(Double(privacy.waitsForDetection)),
-                "framesShed": .number(Double(privacy.framesShed)),
             ]),
             "store": .object([
                 "directory": .string(services.store.directory.path),

@@ -24,9 +24,14 @@ import CFFmpeg
 /// A carried box grows a little per frame for the error of the motion (more where the
 /// motion could not be measured); every box also grows by `marginPerSide`.
 ///
-/// When the delay line is full and its oldest frame has had no search since, the caller
-/// waits for detection: privacy first, a frame never leaves unsearched. A live source
-/// then lags, and drops frames it cannot deliver in time; the waits are counted.
+/// When detection falls behind the frame rate, the frame rate gives way, never the search:
+/// a frame that arrives more than `busySearchStride` frames after the last one a search
+/// looked at (or found nothing to look at in) waits for the search in flight and is searched
+/// next, so no frame leaves further from a search than a busy scene's own schedule leaves
+/// it. Likewise when the delay line is full and its oldest frame has had no search since:
+/// privacy first, a frame never leaves unsearched. The caller waits; a live source then
+/// lags and drops the frames it cannot deliver in time (a lower frame rate, counted with
+/// the waits); a file is read more slowly.
 /// Not thread-safe: one recording thread pushes; detection runs on its own thread.
 public final class DelayLineMasker: LiveFrameMasking {
     public let settings: Settings
@@ -58,6 +63,8 @@ public final class DelayLineMasker: LiveFrameMasking {
     public var framesUnchanged: Int { scheduler.framesUnchanged }
     /// Every frame up to this one has had a search at or after it.
     private var searchedThrough = -1
+    /// The newest frame a search was handed, or found nothing to look at in.
+    private var lastLookedAt = -1
     private let tracker: FaceTracker
     private var painted: [PixelRect] = []
     /// The edge guard's bands, kept until a search has looked past the edge there.
@@ -128,6 +135,11 @@ public final class DelayLineMasker: LiveFrameMasking {
         }
         retireThumbnail(of: number - 1)
         if let result = worker.takeResultIfDone() { record(result) }
+        if worker.isBusy, !settings.searchesEveryFrame, number - lastLookedAt > settings.busySearchStride {
+            waitsForDetection += 1
+            counters.recordWaitForDetection()
+            record(worker.waitForResult())
+        }
         if !worker.isBusy { submit(nextToSearch, mayWait: true) }
         try release(emit)
     }
@@ -175,6 +187,7 @@ public final class DelayLineMasker: LiveFrameMasking {
     /// frame in which nothing changed where searches looked needs no search and counts as searched.
     private func submit(_ number: Int, mayWait: Bool) {
         guard let search = scheduler.search(number, mayWait: mayWait, in: self, tracks: tracker.tracks) else { return }
+        lastLookedAt = max(lastLookedAt, search.frame)
         guard !search.regions.isEmpty else {
             searchedThrough = max(searchedThrough, search.frame)
             return
