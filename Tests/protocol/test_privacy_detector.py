@@ -139,3 +139,17 @@ def test_privacy_engine_onnxruntime_refuses_to_start_without_it(tmp_path):
     output = run.stdout + run.stderr
     assert "privacyEngine: onnxruntime" in output and str(missing) in output, output[-2000:]
     assert not list((tmp_path / "store").glob("chunk_*")), "nothing may be recorded"
+
+
+def test_a_box_short_of_cpu_says_the_recording_is_below_its_frame_rate(make_node):
+    # 1080p at 60 fps through x264's slowest preset: far more encoding than any machine
+    # this runs on does in real time, so the source drops what the node cannot take.
+    node = make_node(size="1920x1080", fps=60, env={"ALLSPARK_ENCODER_PRESET": "veryslow"})
+    node.wait_until(lambda: node.json("/api/status")[1]["recorder"]["framesDropped"] > 0, timeout=60,
+                    what="frames dropped by the source")
+    _, health = node.wait_until(
+        lambda: (h := node.json("/api/health")) and h[1]["status"] == "degraded" and h, timeout=30, what="degraded health")
+    below = [p for p in health["problems"] if p.startswith("recording below its frame rate")]
+    assert below and "short of CPU" in below[0], health["problems"]
+    _, _, body = node.request("/metrics")
+    assert metric(body.decode(), "allspark_frames_dropped_total") > 0

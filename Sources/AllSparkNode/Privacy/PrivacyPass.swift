@@ -36,6 +36,8 @@ public struct PrivacyPass: Sendable {
         }
         // Load every detector once now, so a missing file stops the node before it records anything.
         _ = try detectors.makeDetectors()
+        // The trial loads (and the engine's) are freed: their pages go back now, not at peak RSS.
+        MallocTuning.returnFreedMemory()
         // One thread for OpenCV: detection runs on the detection thread alone and leaves the
         // other core to capture and encoding.
         allspark_set_opencv_threads(1)

@@ -25,6 +25,8 @@ public struct RecorderStatus: Sendable, Equatable {
     public var lastFrameMonotonicMs: Int64?
     public var framesCaptured = 0
     public var framesDropped = 0
+    /// When the source last dropped a frame the node could not take in time (monotonic ms).
+    public var lastCaptureDropMonotonicMs: Int64?
     public var framesEncoded = 0
     public var chunksWritten = 0
     /// Chunks ended before their length so that a request could have their footage at once.

@@ -149,6 +149,7 @@ final class RecordingLoop {
             $0.recording = !storeGate.isWaiting
             $0.sourceError = nil
             $0.framesCaptured += 1
+            if droppedByCapture > $0.framesDropped { $0.lastCaptureDropMonotonicMs = nowMonotonicMs }
             $0.framesDropped = droppedByCapture
             $0.lastFrameCaptureMs = frame.captureTimeMs
             $0.lastFrameMonotonicMs = nowMonotonicMs

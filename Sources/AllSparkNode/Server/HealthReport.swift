@@ -56,6 +56,13 @@ struct HealthReport {
         if let archive { warnings += archive.problems(maxLagSeconds: config.archive.maxLagSeconds) }
         let privacy = services.privacy.snapshot()
         if let reason = services.privacy.weakerDetectorReason { warnings.append("privacy degraded: \(reason)") }
+        if let dropMs = status.lastCaptureDropMonotonicMs, nowMonotonicMs - dropMs <= Int64(Self.privacyBehindWindowSeconds * 1000),
+           !privacy.waitedForDetection(withinSeconds: Self.privacyBehindWindowSeconds) {
+            warnings.append(
+                "recording below its frame rate: the source dropped frames the node could not take in time "
+                    + "(\(status.framesDropped) so far, the last \((nowMonotonicMs - dropMs) / 1000) s ago): the box is short of CPU; "
+                    + "every frame recorded is masked as usual")
+        }
         if privacy.waitedForDetection(withinSeconds: Self.privacyBehindWindowSeconds) {
             warnings.append(
                 "privacy: detection is behind: frames waited for a search \(privacy.waitsForDetection) times; "

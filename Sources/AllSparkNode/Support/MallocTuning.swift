@@ -22,6 +22,14 @@ public enum MallocTuning {
         setOption(-3, to: bytes)  // M_MMAP_THRESHOLD
     }
 
+    /// Gives the pages of freed blocks back to the system (malloc_trim): after start-up's
+    /// trial loads of the detectors, whose many small blocks would otherwise stay in RSS.
+    public static func returnFreedMemory() {
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return }
+        typealias MallocTrim = @convention(c) (Int) -> Int32
+        _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+    }
+
     private static func setOption(_ option: Int32, to value: Int32) -> Bool {
         // mallopt is declared in <malloc.h>, which Swift's Glibc module does not import.
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return false }
