@@ -102,6 +102,8 @@ struct FullDiskTests {
         let full = try #require(whileFull.withLock { $0 }, "the recorder waited for space")
         #expect(full.chunkStartFailures >= 1 && full.chunkStartFailures <= 10, "tries while full: \(full.chunkStartFailures)")
         #expect(full.framesDroppedForStore >= 600 && full.storeFullEvents == 1)
+        // The total counts them too: the capture's own count does not overwrite it.
+        #expect(full.framesDropped >= full.framesDroppedForStore, "dropped \(full.framesDropped), for the store \(full.framesDroppedForStore)")
         let reason = try #require(full.storeError)
         #expect(reason.hasPrefix("disk full: ") && reason.contains("bytes free, a chunk needs about"), "\(reason)")
         #expect(!full.recording)

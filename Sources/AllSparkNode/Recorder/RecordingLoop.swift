@@ -15,6 +15,8 @@ final class RecordingLoop {
     private let makeMasker: LiveMaskingFactory
     /// The privacy pass for the current capture size; rebuilt when the size changes.
     private var masker: (any LiveFrameMasking)?
+    /// The current capture's dropped frames already added to `framesDropped`.
+    private var captureDropsCounted = 0
     private var maskerWidth = 0
     private var maskerHeight = 0
     private let control: RecorderControl
@@ -84,6 +86,7 @@ final class RecordingLoop {
             let masker: any LiveFrameMasking
             do {
                 capture = try LibavCapture(settings: captureSettings)
+                captureDropsCounted = 0
                 let format = capture.cameraFormatChoice.map { ", camera format \($0)" }
                     ?? captureSettings.cameraFormat.map { ", camera format \($0) (configured)" } ?? ""
                 let device = capture.devicePath.map { " (\($0))" } ?? ""
@@ -145,12 +148,18 @@ final class RecordingLoop {
 
     private func record(_ frame: CapturedFrame, droppedByCapture: Int, through masker: any LiveFrameMasking) {
         let nowMonotonicMs = WallClock.monotonicMs()
+        // Added, not set: the total also counts frames the store or the privacy pass dropped,
+        // and a capture opened again after a failure counts from 0.
+        let newDrops = droppedByCapture - captureDropsCounted
+        captureDropsCounted = droppedByCapture
         control.updateStatus {
             $0.recording = !storeGate.isWaiting
             $0.sourceError = nil
             $0.framesCaptured += 1
-            if droppedByCapture > $0.framesDropped { $0.lastCaptureDropMonotonicMs = nowMonotonicMs }
-            $0.framesDropped = droppedByCapture
+            if newDrops > 0 {
+                $0.framesDropped += newDrops
+                $0.lastCaptureDropMonotonicMs = nowMonotonicMs
+            }
             $0.lastFrameCaptureMs = frame.captureTimeMs
             $0.lastFrameMonotonicMs = nowMonotonicMs
         }
