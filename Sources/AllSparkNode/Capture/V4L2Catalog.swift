@@ -145,6 +145,6 @@ public enum V4L2Catalog {
     }
 
     private static func string(_ characters: [CChar]) -> String {
-        String(decoding: characters.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        String(nulTerminated: characters)
     }
 }

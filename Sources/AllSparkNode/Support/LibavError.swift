@@ -13,7 +13,7 @@ public struct LibavError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         var buffer = [CChar](repeating: 0, count: 256)
         av_strerror(code, &buffer, buffer.count)
-        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let text = String(nulTerminated: buffer)
         return "\(operation) failed: \(text) (\(code))"
     }
 

@@ -16,7 +16,7 @@ final class RTSPServer: @unchecked Sendable {
     init(host: String, port: Int, password: String?) throws {
         var message = [CChar](repeating: 0, count: 512)
         guard let started = allspark_rtsp_start(host, Int32(port), Self.user, password, Self.clientQueueBytes, &message, message.count) else {
-            throw StartError(description: String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            throw StartError(description: String(nulTerminated: message))
         }
         server = started
     }

@@ -63,8 +63,6 @@ public final class DelayLineMasker: LiveFrameMasking {
     public var framesUnchanged: Int { scheduler.framesUnchanged }
     /// Every frame up to this one has had a search at or after it.
     private var searchedThrough = -1
-    /// The newest frame a search was handed, or found nothing to look at in.
-    private var lastLookedAt = -1
     private let tracker: FaceTracker
     private var painted: [PixelRect] = []
     /// The edge guard's bands, kept until a search has looked past the edge there.
@@ -135,7 +133,7 @@ public final class DelayLineMasker: LiveFrameMasking {
         }
         retireThumbnail(of: number - 1)
         if let result = worker.takeResultIfDone() { record(result) }
-        if worker.isBusy, !settings.searchesEveryFrame, number - lastLookedAt > settings.busySearchStride {
+        if worker.isBusy, !settings.searchesEveryFrame, number - scheduler.lastSubmitted > settings.busySearchStride {
             waitsForDetection += 1
             counters.recordWaitForDetection()
             record(worker.waitForResult())
@@ -187,7 +185,6 @@ public final class DelayLineMasker: LiveFrameMasking {
     /// frame in which nothing changed where searches looked needs no search and counts as searched.
     private func submit(_ number: Int, mayWait: Bool) {
         guard let search = scheduler.search(number, mayWait: mayWait, in: self, tracks: tracker.tracks) else { return }
-        lastLookedAt = max(lastLookedAt, search.frame)
         guard !search.regions.isEmpty else {
             searchedThrough = max(searchedThrough, search.frame)
             return

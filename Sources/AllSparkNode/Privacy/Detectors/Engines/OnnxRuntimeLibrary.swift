@@ -45,7 +45,7 @@ public final class OnnxRuntimeLibrary: @unchecked Sendable {
             if let runtime = allspark_ort_runtime_load(path, &error, error.count) {
                 result = .success(OnnxRuntimeLibrary(path: path, runtime: runtime))
             } else {
-                result = .failure(Unavailable(attempts: ["\(path): \(OnnxRuntimeSessionError(message: error).reason)"]))
+                result = .failure(Unavailable(attempts: ["\(path): \(String(nulTerminated: error))"]))
             }
             cache[path] = result
             return result

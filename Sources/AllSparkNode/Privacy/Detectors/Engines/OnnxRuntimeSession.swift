@@ -66,6 +66,6 @@ struct OnnxRuntimeSessionError: Error, CustomStringConvertible {
 
     /// From the shim's NUL-terminated message buffer.
     init(message: [CChar]) {
-        reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        reason = String(nulTerminated: message)
     }
 }
