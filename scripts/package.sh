@@ -1,25 +1,38 @@
 #!/usr/bin/env bash
-# Builds dist/allspark-node_<version>_amd64.deb for Debian 12: the node linked with the
-# Swift runtime statically (the target needs no Swift toolchain), its dashboard, the
-# face models (YuNet from config/models, CenterFace from PyPI), ONNX Runtime's library
-# (from its PyPI build), the configuration (a conffile) and the systemd units. debhelper
-# installs and strips; dpkg-shlibdeps computes Depends from the libraries the binary links.
+# Builds dist/allspark-node_<version>+deb<N>_amd64.deb for Debian N (12 or 13; by default
+# the release this machine runs): the node linked with the Swift runtime statically (the
+# target needs no Swift toolchain), its dashboard, the face models (YuNet from
+# config/models, CenterFace from PyPI), the configuration (a conffile) and the systemd
+# units. ONNX Runtime, the face net's engine, is Debian's own package on 13; on 12, which
+# has none, the package carries its official build from PyPI. debhelper installs and
+# strips; dpkg-shlibdeps computes Depends from the libraries the binary links, so each
+# release's package depends on that release's libraries.
+#
+# A package for the other release is built in a Debian root of that release
+# (scripts/debian-root.sh: made with mmdebstrap once, then cached), the toolchain and this
+# checkout bind-mounted.
 #
 # The version is NodeVersion.current (Sources/AllSparkNode/Node/NodeVersion.swift) plus
 # the commit count and hash, e.g. 0.9.0+312.gabc1234, so every commit's build sorts after
-# the one before; --version V sets it outright.
+# the one before; --version V sets it outright. The package's own version adds +deb<N>.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+host_release=$(. /etc/os-release && echo "${VERSION_ID:-}")
+release=$host_release
 version=""
 while [ $# -gt 0 ]; do
     case $1 in
         --version) version=${2:?--version needs a value}; shift 2 ;;
-        *) echo "package.sh: unknown option $1 (only --version V)" >&2; exit 2 ;;
+        --debian) release=${2:?--debian needs 12 or 13}; shift 2 ;;
+        *) echo "package.sh: unknown option $1 (--debian 12|13, --version V)" >&2; exit 2 ;;
     esac
 done
-
-bash scripts/setup.sh --package
+case $release in
+    12) suite=bookworm ;;
+    13) suite=trixie ;;
+    *) echo "package.sh: Debian 12 or 13, not '$release'" >&2; exit 2 ;;
+esac
 
 node_version=$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/AllSparkNode/Node/NodeVersion.swift)
 [ -n "$node_version" ] || { echo "package.sh: no version in NodeVersion.swift" >&2; exit 1; }
@@ -30,12 +43,19 @@ if [ -z "$version" ]; then
     fi
 fi
 
-# Its own scratch folder, so scripts/run.sh's release build (shared runtime) is not rebuilt.
-scratch=.build-package
+if [ "$release" != "$host_release" ]; then
+    exec bash scripts/debian-root.sh "$release" bash scripts/package.sh --debian "$release" --version "$version"
+fi
+bash scripts/setup.sh --package
+deb_version=$version+deb$release
+
+# Its own scratch folder per release, so neither the debug build nor the other release's
+# objects are rebuilt.
+scratch=.build-package-deb$release
 swift build -c release --static-swift-stdlib --scratch-path "$scratch" \
     -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 
-work=dist/build/allspark-node-$version
+work=dist/build/allspark-node-$deb_version
 rm -rf dist/build
 mkdir -p "$work/staged"
 cp -r scripts/package/debian "$work/debian"
@@ -47,11 +67,21 @@ rm "$staged/web/README.md"
 bash scripts/centerface-model.sh "$staged/model"
 mv "$staged/model/centerface.onnx" "$staged/centerface.onnx"
 install -m 0644 config/models/yunet/face_detection_yunet_2023mar.onnx "$staged/"
-# ONNX Runtime, the face net's engine: Debian 12 packages none, so the package carries the
-# official build in its own lib folder (the node opens it from there) with its notices.
-bash scripts/onnxruntime.sh library "$staged/onnxruntime-unpacked"
-install -D -m 0644 "$staged/onnxruntime-unpacked/libonnxruntime.so.1.21.1" "$staged/lib/libonnxruntime.so.1.21.1"
-install -D -m 0644 -t "$staged/doc/onnxruntime" "$staged/onnxruntime-unpacked/LICENSE" "$staged/onnxruntime-unpacked/ThirdPartyNotices.txt"
+# ONNX Runtime, the face net's engine, is opened with dlopen, so dpkg-shlibdeps cannot see
+# it. Debian 13 packages it: the package depends on Debian's. Debian 12 packages none, so
+# the package carries the official build in its own lib folder (the node opens it from
+# there) with its notices.
+if [ "$release" = 12 ]; then
+    bash scripts/onnxruntime.sh library "$staged/onnxruntime-unpacked"
+    install -D -m 0644 "$staged/onnxruntime-unpacked/libonnxruntime.so.1.21.1" "$staged/lib/libonnxruntime.so.1.21.1"
+    install -D -m 0644 -t "$staged/doc/onnxruntime" "$staged/onnxruntime-unpacked/LICENSE" "$staged/onnxruntime-unpacked/ThirdPartyNotices.txt"
+    export ALLSPARK_ONNXRUNTIME_DEPENDS=""
+else
+    sed -i '/onnxruntime/d' "$work/debian/install"
+    export ALLSPARK_ONNXRUNTIME_DEPENDS=libonnxruntime1.21
+    # Debian 13 has merged /usr: units go to /usr/lib/systemd/system (lintian: aliased-location).
+    sed -i 's| lib/systemd/system$| usr/lib/systemd/system|' "$work/debian/install"
+fi
 cp README.md "$staged/README.md"
 
 # The package's configuration leaves `store` to each instance (/var/lib/allspark-node/<instance>),
@@ -79,7 +109,7 @@ help2man --no-info --no-discard-stderr --name "AllSpark camera node" --version-s
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo "unknown")
 date=$(git log -1 --format=%aD 2>/dev/null || date -R)
 cat >"$work/debian/changelog" <<EOF
-allspark-node ($version) bookworm; urgency=medium
+allspark-node ($deb_version) $suite; urgency=medium
 
   * Built from commit $commit.
 
@@ -90,18 +120,20 @@ EOF
     echo
     echo "License: MIT"
     sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$staged/model/centerface.LICENSE"
-    echo
-    echo "Files: usr/lib/allspark-node/libonnxruntime.so.1.21.1"
-    echo "Copyright: Microsoft Corporation (ONNX Runtime 1.21.1, the official build from PyPI's onnxruntime wheel);"
-    echo " its third-party notices are in /usr/share/doc/allspark-node/onnxruntime/ThirdPartyNotices.txt"
-    echo "License: MIT"
-    sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$staged/onnxruntime-unpacked/LICENSE"
+    if [ "$release" = 12 ]; then
+        echo
+        echo "Files: usr/lib/allspark-node/libonnxruntime.so.1.21.1"
+        echo "Copyright: Microsoft Corporation (ONNX Runtime 1.21.1, the official build from PyPI's onnxruntime wheel);"
+        echo " its third-party notices are in /usr/share/doc/allspark-node/onnxruntime/ThirdPartyNotices.txt"
+        echo "License: MIT"
+        sed -e 's/^[[:space:]]*$/./' -e 's/^/ /' "$staged/onnxruntime-unpacked/LICENSE"
+    fi
 } >>"$work/debian/copyright"
 
 (cd "$work" && dpkg-buildpackage --build=binary --no-sign --no-check-builddeps)
 mkdir -p dist
-deb=dist/allspark-node_${version}_amd64.deb
-mv "dist/build/allspark-node_${version}_amd64.deb" "$deb"
+deb=dist/allspark-node_${deb_version}_amd64.deb
+mv "dist/build/allspark-node_${deb_version}_amd64.deb" "$deb"
 
 # Errors fail the build; the warnings kept are listed, with why, in docs/design/appliance.md.
 lintian --fail-on error --info "$deb"

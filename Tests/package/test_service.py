@@ -1,5 +1,5 @@
-"""The Debian package in a booted Debian 12 (conftest.py): apt installs it with its real
-dependencies, systemd runs it as a hardened Type=notify service with a watchdog, template
+"""Each release's Debian package in a booted Debian of that release (conftest.py: 12 and
+13): apt installs it with its real dependencies, systemd runs it as a hardened Type=notify service with a watchdog, template
 instances record side by side, an upgrade keeps the store and token, purge removes what
 docs/guide/install.md says. The tests run in file order and share the one booted system."""
 import hashlib
@@ -11,6 +11,8 @@ import urllib.error
 import urllib.request
 
 import pytest
+
+import onvif_validator
 
 MAIN = "allspark-node.service"
 MAIN_PORT = 18190
@@ -107,17 +109,45 @@ def test_installed_node_finds_its_dashboard_and_model(debian):
     token = debian.run("allspark-node token").stdout.strip()
     status = json.loads(http_get(MAIN_PORT, "/api/status", token)[1])
     assert status["privacy"]["detector"] == "yunet", status["privacy"]
-    # ONNX Runtime runs the net under the hardened unit, from the package's own lib folder.
+    # ONNX Runtime runs the net under the hardened unit: on Debian 13 Debian's own package
+    # (a dependency), on 12 the official build in the package's own lib folder.
     assert status["privacy"]["engine"].startswith("onnxruntime 1.21"), status["privacy"]
     assert status["privacy"]["engineFallbackReason"] is None, status["privacy"]
-    assert debian.path("/usr/lib/allspark-node/libonnxruntime.so.1.21.1").stat().st_size > 10_000_000
-    notices = debian.path("/usr/share/doc/allspark-node/onnxruntime")
-    assert "Microsoft Corporation" in (notices / "LICENSE").read_text()
-    assert (notices / "ThirdPartyNotices.txt.gz").stat().st_size > 10_000   # dh_compress gzips it
     copyright = debian.path("/usr/share/doc/allspark-node/copyright").read_text()
-    assert "usr/lib/allspark-node/libonnxruntime.so.1.21.1" in copyright
+    private_library = debian.path("/usr/lib/allspark-node/libonnxruntime.so.1.21.1")
+    if debian.release == 12:
+        assert private_library.stat().st_size > 10_000_000
+        notices = debian.path("/usr/share/doc/allspark-node/onnxruntime")
+        assert "Microsoft Corporation" in (notices / "LICENSE").read_text()
+        assert (notices / "ThirdPartyNotices.txt.gz").stat().st_size > 10_000   # dh_compress gzips it
+        assert "usr/lib/allspark-node/libonnxruntime.so.1.21.1" in copyright
+    else:
+        assert not private_library.exists() and "libonnxruntime" not in copyright
+        assert debian.run("dpkg-query -W -f '${Status}' libonnxruntime1.21").stdout == "install ok installed"
+        depends = debian.run("dpkg-query -W -f '${Depends}' allspark-node").stdout
+        assert "libonnxruntime1.21" in depends and "libavcodec61" in depends, depends
     assert "centerface.onnx" in copyright and "MIT" in copyright and "Permission is hereby granted" in copyright
     assert "face_detection_yunet_2023mar.onnx" in copyright and "Shiqi Yu" in copyright
+
+
+def test_installed_verify_and_onvifs_validator_accept_a_recorded_chunk(debian, tmp_path):
+    """The footage the installed node signs: its own `verify` (under the node's anchor, as
+    a user on the box would check it) and ONVIF's reference validator (on the host) accept
+    a finished chunk."""
+    anchor = "/root/anchor.pem"
+    debian.run(f"allspark-node signing show --anchor --store {STORE}/default > {anchor}")
+    finished = wait_for("two finished chunks", lambda: chunks(debian, "default")[:-1] or None)
+    chunk = f"{STORE}/default/{finished[-1]}"
+    done = debian.run(f"allspark-node verify {chunk} --certificate {anchor} --json", check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads(done.stdout)[0]
+    assert report["status"] == "valid", report
+    validator = onvif_validator.build_validator()
+    copied = tmp_path / finished[-1]
+    copied.write_bytes(debian.path(chunk).read_bytes())
+    judged = onvif_validator.run_validator(validator, copied, anchor=debian.path(anchor))
+    assert judged.public_key == onvif_validator.PUBLIC_KEY_VALID, str(judged)
+    assert judged.verdict == onvif_validator.VIDEO_VALID and judged.validated_frames > 0, str(judged)
 
 
 def test_root_reads_the_token_and_it_opens_the_api(debian):
