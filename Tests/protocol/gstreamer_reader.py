@@ -1,4 +1,4 @@
-"""What GStreamer 1.22 makes of a file, through its C libraries with ctypes (no python3-gi:
+"""What GStreamer (1.22 on Debian 12, 1.26 on 13) makes of a file, through its C libraries with ctypes (no python3-gi:
 it serves only the system python, and the tests may run under another):
 - the duration `GstPbutils.Discoverer` (as every GStreamer player) reports,
 - each frame's MISB ST 0604 precision time stamp as h264parse attaches and
@@ -23,8 +23,8 @@ _gst.gst_object_unref.argtypes = [ctypes.c_void_p]
 _gst.gst_sample_get_buffer.restype = ctypes.c_void_p
 _gst.gst_sample_get_buffer.argtypes = [ctypes.c_void_p]
 _gst.gst_mini_object_unref.argtypes = [ctypes.c_void_p]
-_gst.gst_buffer_get_meta.restype = ctypes.c_void_p
-_gst.gst_buffer_get_meta.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+_gst.gst_buffer_iterate_meta_filtered.restype = ctypes.c_void_p
+_gst.gst_buffer_iterate_meta_filtered.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
 _gst.gst_filename_to_uri.restype = ctypes.c_void_p
 _gst.gst_filename_to_uri.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
 _app.gst_app_sink_pull_sample.restype = ctypes.c_void_p
@@ -62,6 +62,19 @@ def discoverer_duration_seconds(path):
         _gobject.g_object_unref(discoverer)
 
 
+def _precision_time_stamp(buffer, api):
+    """The first of a buffer's unregistered user data SEIs that holds a precision time stamp.
+    An access unit may carry several such SEIs (the signing SEIs too), and GStreamer 1.26
+    attaches each as a meta of its own, so every one is tried, as a reader would."""
+    state = ctypes.c_void_p()
+    while meta := _gst.gst_buffer_iterate_meta_filtered(buffer, ctypes.byref(state), api):
+        status, stamp = ctypes.c_uint8(), ctypes.c_uint64()
+        if _video.gst_video_sei_user_data_unregistered_parse_precision_time_stamp(
+                meta, ctypes.byref(status), ctypes.byref(stamp)):
+            return stamp.value
+    return None
+
+
 def precision_time_stamps_us(path):
     """Each access unit's MISB ST 0604 time (µs since 1970, None where it has none), in file order."""
     location = str(pathlib.Path(path).resolve()).replace('"', '\\"')
@@ -74,11 +87,7 @@ def precision_time_stamps_us(path):
     try:
         _gst.gst_element_set_state(pipeline, _PLAYING)
         while sample := _app.gst_app_sink_pull_sample(sink):
-            meta = _gst.gst_buffer_get_meta(_gst.gst_sample_get_buffer(sample), api)
-            status, stamp = ctypes.c_uint8(), ctypes.c_uint64()
-            parsed = meta and _video.gst_video_sei_user_data_unregistered_parse_precision_time_stamp(
-                meta, ctypes.byref(status), ctypes.byref(stamp))
-            times.append(stamp.value if parsed else None)
+            times.append(_precision_time_stamp(_gst.gst_sample_get_buffer(sample), api))
             _gst.gst_mini_object_unref(sample)
     finally:
         _gst.gst_element_set_state(pipeline, _NULL)
