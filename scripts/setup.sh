@@ -29,7 +29,7 @@ packages=(
 [ "$release" = 13 ] && packages+=(libonnxruntime-dev)
 readers=(mediainfo gstreamer1.0-libav gstreamer1.0-plugins-bad)                  # readers nobody here wrote (issue 31): mediainfo, GStreamer's discoverer (with its H.264 decoder) and h264parse (the time stamp SEI)
 if [ "$mode" = "--release-tests" ]; then
-    packages+=("${readers[@]}" python3-pytest python3-aiohttp python3-boto3 e2fsprogs)  # Debian's own pytest and the protocol harness's imports
+    packages+=("${readers[@]}" python3-pytest python3-aiohttp python3-boto3 e2fsprogs procps)  # Debian's own pytest and the protocol harness's imports; pgrep (bench/)
 fi
 if [ "$mode" = "--test" ]; then
     packages+=("${readers[@]}")
