@@ -26,13 +26,14 @@ swift build --build-tests
 mark "debug build done"
 swift test --skip-build
 mark "Swift suites done"
-bash scripts/package.sh --debian "$release"
-mark "Debian $release package built"
-# The other release's package and suites build and run in a root of it while the Python
-# suites that need neither run here: its builds use the CPU those suites leave idle while
-# they wait on real-time recording. Its output is kept in a log and shown when it is done.
+# The packages (the other release's in a root of it) and the other release's suites build
+# and run while the Python suites that need none of them run here: the builds use the CPU
+# those suites leave idle while they wait on real-time recording. Their output is kept in
+# a log and shown when they are done.
 other_log=$(mktemp)
 (
+    bash scripts/package.sh --debian "$release"
+    mark "Debian $release package built"
     bash scripts/package.sh --debian "$other"
     mark "Debian $other package built (in a Debian $other root)"
     ALLSPARK_ROOT_SETUP=--release-tests bash scripts/debian-root.sh "$other" --private-network bash scripts/release-tests.sh
@@ -44,10 +45,10 @@ python_status=0
 mark "Python suites but the package suite done"
 other_status=0
 wait "$other_pid" || other_status=$?
-echo "== The Debian $other part's output:"
+echo "== The packages' and the Debian $other part's output:"
 sed -e 's/.*\x1b\[2K//' "$other_log" | tail -n 300   # the text after swift build's progress updates
 rm -f "$other_log"
-[ "$other_status" -eq 0 ] || { echo "== the Debian $other part failed ($other_status)"; exit "$other_status"; }
+[ "$other_status" -eq 0 ] || { echo "== the packages or the Debian $other part failed ($other_status)"; exit "$other_status"; }
 [ "$python_status" -eq 0 ] || exit "$python_status"
 "$python" -m pytest -q -rs --durations=10 Tests/package
 mark "package suite done (Debian 12 and 13)"
