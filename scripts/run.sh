@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian 12 machine with Swift, builds the node and runs it
+# Sets up a fresh Debian 12 or 13 machine with Swift, builds the node and runs it
 # (the camera at /dev/video0 if there is one, the test pattern otherwise; store in ./data).
 set -euo pipefail
 cd "$(dirname "$0")/.."
