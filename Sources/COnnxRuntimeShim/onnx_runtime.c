@@ -1,5 +1,4 @@
 #include "allspark_onnxruntime.h"
-#include "quiet_stderr.h"
 
 #include <onnxruntime/onnxruntime_c_api.h>
 
@@ -95,13 +94,8 @@ allspark_ort_runtime *allspark_ort_runtime_load(const char *path, char *error, s
     runtime->library = library;
     runtime->api = api;
     runtime->version = base->GetVersionString();
-    // Debian 13's libonnxruntime links Debian's shared libonnx, which has registered ONNX's
-    // operator schemas before the environment registers them again; ONNX then prints a
-    // "Schema error: ... already registered" line for each (567) on stderr, at every start.
-    allspark_quiet_stderr quiet = allspark_quiet_stderr_begin();
-    OrtStatus *created = api->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "allspark-node", &runtime->env);
-    allspark_quiet_stderr_end(quiet, "Schema error: Trying to register schema with name ");
-    if (failed(api, created, "creating its environment", error, error_size)) {
+    if (failed(api, api->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "allspark-node", &runtime->env), "creating its environment",
+               error, error_size)) {
         free(runtime);
         dlclose(library);
         return NULL;
