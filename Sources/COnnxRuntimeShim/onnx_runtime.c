@@ -1,4 +1,5 @@
 #include "allspark_onnxruntime.h"
+#include "quiet_stderr.h"
 
 #include <onnxruntime/onnxruntime_c_api.h>
 
@@ -249,7 +250,12 @@ allspark_ort_session *allspark_ort_session_create(allspark_ort_runtime *runtime,
         allspark_ort_session_free(session);
         return NULL;
     }
+    // Debian 13's libonnxruntime links Debian's shared libonnx, which has registered ONNX's
+    // operator schemas before the first session registers them again; ONNX then prints a
+    // "Schema error: ... already registered" line for each (567) on stderr, at every start.
+    allspark_quiet_stderr quiet = allspark_quiet_stderr_begin();
     OrtStatus *created = api->CreateSessionFromArray(runtime->env, model, model_size, options, &session->session);
+    allspark_quiet_stderr_end(quiet, "Schema error: Trying to register schema with name ");
     api->ReleaseSessionOptions(options);
     if (failed(api, created, "loading the model", error, error_size) ||
         failed(api, api->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &session->memory), "memory info",

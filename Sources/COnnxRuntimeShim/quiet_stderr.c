@@ -1,0 +1,96 @@
+#include "quiet_stderr.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct allspark_captured {
+    int read_end;
+    char *bytes;
+    size_t length;
+    size_t capacity;
+};
+
+static void *drain(void *argument) {
+    struct allspark_captured *captured = argument;
+    char chunk[4096];
+    ssize_t got;
+    while ((got = read(captured->read_end, chunk, sizeof chunk)) > 0) {
+        if (captured->length + (size_t)got > captured->capacity) {
+            size_t capacity = (captured->capacity + (size_t)got) * 2;
+            char *grown = realloc(captured->bytes, capacity);
+            if (grown == NULL) continue;  // out of memory: this chunk is dropped
+            captured->bytes = grown;
+            captured->capacity = capacity;
+        }
+        memcpy(captured->bytes + captured->length, chunk, (size_t)got);
+        captured->length += (size_t)got;
+    }
+    return NULL;
+}
+
+allspark_quiet_stderr allspark_quiet_stderr_begin(void) {
+    allspark_quiet_stderr quiet = {.saved = -1, .captured = NULL};
+    struct allspark_captured *captured = calloc(1, sizeof *captured);
+    int ends[2];
+    if (captured == NULL) return quiet;
+    if (pipe(ends) != 0) {
+        free(captured);
+        return quiet;
+    }
+    captured->read_end = ends[0];
+    fflush(stderr);
+    int saved = dup(STDERR_FILENO);
+    if (saved < 0 || pthread_create(&quiet.drain, NULL, drain, captured) != 0) {
+        if (saved >= 0) close(saved);
+        close(ends[0]);
+        close(ends[1]);
+        free(captured);
+        return quiet;
+    }
+    if (dup2(ends[1], STDERR_FILENO) < 0) {
+        close(ends[1]);
+        pthread_join(quiet.drain, NULL);
+        close(ends[0]);
+        close(saved);
+        free(captured->bytes);
+        free(captured);
+        return quiet;
+    }
+    close(ends[1]);  // standard error holds the write end now
+    quiet.saved = saved;
+    quiet.captured = captured;
+    return quiet;
+}
+
+static void write_all(int fd, const char *bytes, size_t length) {
+    while (length > 0) {
+        ssize_t written = write(fd, bytes, length);
+        if (written <= 0) return;
+        bytes += written;
+        length -= (size_t)written;
+    }
+}
+
+void allspark_quiet_stderr_end(allspark_quiet_stderr quiet, const char *dropped_prefix) {
+    if (quiet.saved < 0) return;
+    fflush(stderr);
+    dup2(quiet.saved, STDERR_FILENO);  // closes the pipe's last write end: the drain sees its end
+    close(quiet.saved);
+    pthread_join(quiet.drain, NULL);
+    struct allspark_captured *captured = quiet.captured;
+    close(captured->read_end);
+    size_t prefix = strlen(dropped_prefix);
+    const char *line = captured->bytes, *end = captured->bytes + captured->length;
+    while (line != NULL && line < end) {
+        const char *newline = memchr(line, '\n', (size_t)(end - line));
+        const char *next = newline != NULL ? newline + 1 : end;
+        if ((size_t)(next - line) < prefix || memcmp(line, dropped_prefix, prefix) != 0) {
+            write_all(STDERR_FILENO, line, (size_t)(next - line));
+        }
+        line = next;
+    }
+    free(captured->bytes);
+    free(captured);
+}
