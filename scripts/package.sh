@@ -64,6 +64,8 @@ staged=$work/staged
 install -m 0755 "$scratch/release/allspark-node" "$staged/allspark-node"
 cp -r web "$staged/web"
 rm "$staged/web/README.md"
+# The HTTP API's OpenAPI document, served at /api/openapi.json (InstallLayout.openAPIDocument).
+install -m 0644 docs/reference/openapi.json "$staged/"
 bash scripts/centerface-model.sh "$staged/model"
 mv "$staged/model/centerface.onnx" "$staged/centerface.onnx"
 install -m 0644 config/models/yunet/face_detection_yunet_2023mar.onnx "$staged/"

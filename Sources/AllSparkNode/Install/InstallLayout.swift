@@ -39,6 +39,13 @@ public struct InstallLayout: Sendable {
         return FileManager.default.fileExists(atPath: installed + "/index.html") ? installed : "web"
     }
 
+    /// The HTTP API's OpenAPI document: the package's copy beside the dashboard, else the one
+    /// in `docs/reference/` of the repository the node is run from.
+    public var openAPIDocument: String {
+        let installed = shareDirectory + "/openapi.json"
+        return FileManager.default.fileExists(atPath: installed) ? installed : "docs/reference/openapi.json"
+    }
+
     /// A face net's model: the package's copy, else the one `scripts/setup.sh` installs.
     /// When neither exists the package's path is named, so the warning says where it belongs.
     public func faceModelFile(for model: FaceNetModel) -> String {

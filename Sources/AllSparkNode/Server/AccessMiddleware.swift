@@ -16,20 +16,23 @@ struct NodeRequestContext: RequestContext, RemoteAddressRequestContext {
     }
 }
 
-/// Guards everything under /api/ but /api/health, /live/, and /metrics, with the access policy.
+/// Guards everything under /api/ but /api/health and /api/openapi.json (the API's own
+/// description), /live/, and /metrics, with the access policy.
 /// Under /live/ the token may also come as `?token=`: Safari's HLS player cannot add a header.
 /// The dashboard's static files stay open: a browser cannot attach a header to a page
 /// load, and they hold no data; the page then asks for the token and sends it on every call.
 /// A refusal says the same whether the token was missing or wrong.
 struct AccessMiddleware<Context: RequestContext & RemoteAddressRequestContext>: RouterMiddleware {
     let policy: AccessPolicy
+    /// What anyone may read: the health an orchestrator polls, and the API document.
+    static var open: Set<String> { ["/api/health", OpenAPIRoutes.path] }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         let scope: AccessPolicy.Scope
         if path == "/metrics" {
             scope = .metrics
-        } else if (path.hasPrefix("/api/") && path != "/api/health") || path.hasPrefix("/live/") {
+        } else if (path.hasPrefix("/api/") && !Self.open.contains(path)) || path.hasPrefix("/live/") {
             scope = .api
         } else {
             return try await next(request, context)

@@ -130,8 +130,9 @@ struct ChunkRoutes {
         headers[.acceptRanges] = "bytes"
         switch ByteRange.parse(request.headers[.range], fileSize: size) {
         case .unsatisfiable:
-            headers[.contentRange] = "bytes */\(size)"
-            return Response(status: .rangeNotSatisfiable, headers: headers)
+            var response = JSONResponse.error("the range is outside the file's \(size) bytes", status: .rangeNotSatisfiable)
+            response.headers[.contentRange] = "bytes */\(size)"
+            return response
         case .whole:
             headers[.contentLength] = String(size)
             let body = try await FileIO().loadFile(path: path, context: context)

@@ -9,7 +9,7 @@ struct ConfigRoutes {
             JSONResponse.make(.object(["config": services.live.clientConfig, "effective": effective()]))
         }
         router.put("/api/config") { request, _ in
-            let body = try await request.body.collect(upTo: 64 * 1024)
+            let body = try await request.collectBody(limit: 64 * 1024)
             guard let object = JSONValue.parse(String(buffer: body))?.object else {
                 return JSONResponse.error("the body must be a JSON object of config keys", status: .badRequest)
             }

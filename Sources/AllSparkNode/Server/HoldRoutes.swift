@@ -9,7 +9,7 @@ struct HoldRoutes {
     func register(on router: Router<NodeRequestContext>) {
         router.get("/api/holds") { _, _ in JSONResponse.make(listing()) }
         router.post("/api/holds") { request, _ in
-            let body = try await request.body.collect(upTo: 16 * 1024)
+            let body = try await request.collectBody(limit: 16 * 1024)
             do {
                 let placement = try services.store.placeHold(try Self.request(from: String(buffer: body)))
                 return JSONResponse.make(placement.json, status: .created)

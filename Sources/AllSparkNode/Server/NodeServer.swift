@@ -12,12 +12,16 @@ public enum NodeServer {
     /// Incoming WebSocket frames above this drop the connection; peers send small JSON commands.
     static let maximumIncomingFrameBytes = 1 << 20
 
-    public static func makeApplication(
-        services: NodeServices, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) throws -> some ApplicationProtocol {
-        let settings = services.live.config.server
+    /// The HTTP API and the dashboard's files: every route the OpenAPI document describes
+    /// (`docs/reference/openapi.json`), behind the access check; errors, thrown or returned,
+    /// answered as `JSONResponse.error`.
+    static func makeRouter(
+        services: NodeServices, logger: Logger, openAPIDocument: String = InstallLayout.current.openAPIDocument
+    ) -> Router<NodeRequestContext> {
         let router = Router(context: NodeRequestContext.self)
+        router.add(middleware: ErrorBodyMiddleware(logger: logger))
         router.add(middleware: AccessMiddleware(policy: services.access))
+        OpenAPIRoutes(file: openAPIDocument).register(on: router)
         StatusRoutes(services: services).register(on: router)
         SigningRoutes(services: services).register(on: router)
         ConfigRoutes(services: services).register(on: router)
@@ -26,7 +30,25 @@ public enum NodeServer {
         LiveRoutes(live: services.liveVideo).register(on: router)
         MediaRoutes(services: services, metrics: MetricsExporter(services: services)).register(on: router)
         FleetRoutes(services: services, logger: logger).register(on: router)
-        router.add(middleware: FileMiddleware(settings.dashboardDirectory, searchForIndexHtml: true, logger: logger))
+        router.add(middleware: FileMiddleware(services.live.config.server.dashboardDirectory, searchForIndexHtml: true, logger: logger))
+        return router
+    }
+
+    /// Every route of `router` as `METHOD /path`, with Hummingbird's `:name` written as OpenAPI's `{name}`.
+    static func routeList(_ router: Router<NodeRequestContext>) -> [String] {
+        router.routes.map { route in
+            let path = route.path.description.split(separator: "/", omittingEmptySubsequences: false).map { part in
+                part.hasPrefix(":") ? "{\(part.dropFirst())}" : String(part)
+            }.joined(separator: "/")
+            return "\(route.method.rawValue) \(path)"
+        }.sorted()
+    }
+
+    public static func makeApplication(
+        services: NodeServices, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        let settings = services.live.config.server
+        let router = makeRouter(services: services, logger: logger)
 
         let webSocketRouter = WebSocketEndpoint(services: services).makeRouter()
         let webSocketConfiguration = WebSocketServerConfiguration(maxFrameSize: maximumIncomingFrameBytes)

@@ -24,11 +24,11 @@ struct SigningRoutes {
 
     private func withIdentity(_ body: (MediaSigningIdentity) throws -> Response) throws -> Response {
         guard let source = services.recorder.signing else {
-            return JSONResponse.make(.object(["error": .string("this node does not sign its footage")]), status: .notFound)
+            return JSONResponse.error("this node does not sign its footage", status: .notFound)
         }
         guard let identity = source.identity else {
             let reason = source.waitingReason ?? "not made yet"
-            return JSONResponse.make(.object(["error": .string("the signing key is not made yet: \(reason)")]), status: .serviceUnavailable)
+            return JSONResponse.error("the signing key is not made yet: \(reason)", status: .serviceUnavailable)
         }
         return try body(identity)
     }

@@ -30,7 +30,7 @@ struct FleetRoutes {
             try Self.encode(await exports.discover())
         }
         router.post("/api/fleet/exports") { request, _ in
-            let body = try await request.body.collect(upTo: 64 * 1024)
+            let body = try await request.collectBody(limit: 64 * 1024)
             guard let asked = try? JSONDecoder().decode(ExportRequest.self, from: Data(body.readableBytesView)) else {
                 return JSONResponse.error("expected {\"start\": epoch seconds, \"end\": epoch seconds, \"nodes\": [names] or absent}", status: .badRequest)
             }
@@ -42,7 +42,7 @@ struct FleetRoutes {
             }
         }
         router.post("/api/fleet/holds") { request, _ in
-            let body = String(buffer: try await request.body.collect(upTo: 64 * 1024))
+            let body = String(buffer: try await request.collectBody(limit: 64 * 1024))
             let holdRequest: HoldRequest
             do throws(HoldError) {
                 let asked = try HoldRoutes.request(from: body)
