@@ -86,6 +86,11 @@ public struct CameraNode: Sendable {
         }
         // Before the recorder, so that it stops after it and sends the last chunk.
         if let archive = services.archive {
+            // Holds `fleet hold` left in the bucket while the node was down: taken into the ring
+            // before the recorder starts evicting (the bucket given 5 s), then every minute.
+            let intake = BucketHoldsIntake(archive: archive, store: services.store, logger: logger)
+            await intake.firstPass(within: .seconds(5))
+            serviceList.append(.init(service: intake))
             serviceList.insert(.init(service: ArchiveUploader(archive: archive, store: services.store, logger: logger)), at: 0)
             if config.archive.maxAgeDays > 0 {
                 serviceList.append(.init(service: ArchiveAgeRetention(archive: archive, store: services.store, maxAgeDays: config.archive.maxAgeDays, logger: logger)))

@@ -4,7 +4,7 @@ import ServiceLifecycle
 
 /// Deletes this node's archived chunks (its own prefix, nothing else in the bucket) whose
 /// last frame is older than `archive.maxAgeDays`, except those a hold keeps: the store's
-/// holds and the bucket's holds record for this node (`BucketHolds`). Manifests go first,
+/// holds and the holds waiting in the bucket for this node (`BucketHolds`). Manifests go first,
 /// so a chunk leaves the archive's listing before its files go.
 struct ArchiveAgeRetention: Service {
     let archive: ChunkArchive

@@ -4,7 +4,8 @@ public struct FleetHoldReport: Sendable, Codable, Equatable {
     public enum Outcome: String, Sendable, Codable {
         /// The running node placed the hold.
         case held
-        /// The node is down: the hold is in its holds record in the bucket, which its archive honours.
+        /// The node is down: the hold is in the bucket (`BucketHolds`), which its archive honours
+        /// and which the node takes into its ring when it is back.
         case heldInBucket
         /// The node or the bucket answered and refused (the share limit, a bad token).
         case refused

@@ -2,8 +2,9 @@ import Foundation
 import Logging
 
 /// Puts one hold (one id) on every node: through its API when it answers
-/// (`POST /api/holds`), else in its holds record in the bucket (`BucketHolds`), so that its
-/// archive keeps the span while it is down. A node that answers and refuses (the share
+/// (`POST /api/holds`), else in its own object in the bucket (`BucketHolds`), so that its
+/// archive keeps the span while it is down and the node takes the hold into its ring when it
+/// is back (`BucketHoldsIntake`). A node that answers and refuses (the share
 /// limit) is reported as refused, not held behind its back in the bucket.
 public struct FleetHolder: Sendable {
     let http: FleetHTTP
@@ -36,12 +37,12 @@ public struct FleetHolder: Sendable {
         }
         do {
             let layout = ArchiveLayout(prefix: record.archivePrefix)
-            try await BucketHolds(client: bucket, layout: layout).add(hold)
+            let key = try await BucketHolds(client: bucket, layout: layout).add(hold)
             let source = BucketSource(client: bucket, prefix: record.archivePrefix, logger: logger)
             let bytes = try await source.manifests(startMs: hold.startMs, endMs: hold.endMs).reduce(Int64(0)) { $0 + $1.chunkBytes + $1.timestampsBytes }
-            return report(node, .heldInBucket, bytes: bytes, detail: "\(unreachable); held in \(bucket.bucket)/\(layout.holdsKey)")
+            return report(node, .heldInBucket, bytes: bytes, detail: "\(unreachable); held in \(bucket.bucket)/\(key) until the node takes it")
         } catch {
-            return report(node, .failed, detail: "\(unreachable); the bucket's holds record could not be written: \(error)")
+            return report(node, .failed, detail: "\(unreachable); the hold could not be written to the bucket: \(error)")
         }
     }
 
