@@ -45,11 +45,19 @@ def start_node(make_node, radosgw, bucket, tmp_path, name, *extra, announce=Fals
                      *extra, store=store or tmp_path / name, env=env, **options)
 
 
+def fleet_command(radosgw, bucket, *arguments, endpoint=None):
+    """`allspark-node fleet ARGUMENTS` against the bucket: the command line and its environment."""
+    return ([str(NODE_BIN), "fleet", *arguments, "--config", "/dev/null", "--archive-endpoint", endpoint or radosgw.endpoint,
+             "--archive-bucket", bucket], {**os.environ, **archive_env(radosgw)})
+
+
 def fleet(radosgw, bucket, *arguments, endpoint=None, timeout=180):
-    return subprocess.run(
-        [str(NODE_BIN), "fleet", *arguments, "--config", "/dev/null", "--archive-endpoint", endpoint or radosgw.endpoint,
-         "--archive-bucket", bucket],
-        capture_output=True, text=True, env={**os.environ, **archive_env(radosgw)}, cwd=REPO, timeout=timeout)
+    command, env = fleet_command(radosgw, bucket, *arguments, endpoint=endpoint)
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=REPO, timeout=timeout)
+
+
+def keys(s3, bucket, prefix):
+    return sorted(item["Key"] for item in s3.list_objects_v2(Bucket=bucket, Prefix=prefix).get("Contents", []))
 
 
 def archived(node):
@@ -219,10 +227,11 @@ def test_fetch_three_nodes_one_stopped_one_evicting(make_node, radosgw, bucket, 
     assert {name: node["outcome"] for name, node in outcomes.items()} == {
         "live-301": "held", "stopped-302": "heldInBucket", "evicting-303": "held"}, held.stdout
     assert outcomes["live-301"]["bytes"] > 0 and outcomes["stopped-302"]["bytes"] > 0
-    bucket_holds = json.loads(s3.get_object(Bucket=bucket, Key="stopped-302/holds.json")["Body"].read())
+    bucket_holds = json.loads(s3.get_object(Bucket=bucket, Key=f"stopped-302/holds/{hold['holdID']}.json")["Body"].read())
     assert [h["id"] for h in bucket_holds["holds"]] == [hold["holdID"]]
+    assert f"stopped-302/holds/{hold['holdID']}.json" in outcomes["stopped-302"]["detail"]
     for node in (live, evicting):
-        assert [h["id"] for h in node.json("/api/holds")[1]["holds"]] == [hold["holdID"]]
+        assert [h["id"] for h in node.json("/api/holds")[1]["holds"]] == [hold["holdID"]], node.json("/api/holds")[1]["holds"]
     # The evicting node's ring keeps what it still had of the span, whatever its cap does next.
     kept = {c["file"] for c in evicting.chunks() if c["holds"] == [hold["holdID"]]}
     evicted = evicting.json("/api/status")[1]["store"]["chunksEvictedByCap"]
@@ -230,6 +239,91 @@ def test_fetch_three_nodes_one_stopped_one_evicting(make_node, radosgw, bucket, 
     evicting.wait_until(lambda: evicting.json("/api/status")[1]["store"]["chunksEvictedByCap"] >= evicted + turnover, timeout=120,
                         what="the evicting node's cap turning over")
     assert kept <= {c["file"] for c in evicting.chunks()}
+
+
+def evicted_by_cap(node):
+    return node.json("/api/status")[1]["store"]["chunksEvictedByCap"]
+
+
+def test_a_node_back_after_a_fleet_hold_takes_it_into_its_ring_and_keeps_its_chunks_past_the_cap(make_node, radosgw, bucket, tmp_path):
+    s3 = radosgw.s3()
+    # A ring of about 15 s of this picture: what it had when it stopped is gone within 15 s of its start, unless held.
+    ring = dict(size="160x120", fps=10)
+    node = start_node(make_node, radosgw, bucket, tmp_path, "back-501", "--cap-mb", "0.25", **ring)
+    node.wait_healthy()
+    node.wait_until(lambda: evicted_by_cap(node) >= 1 and archived(node) >= 3, timeout=120, what="a full ring, 3 chunks archived")
+    chunks = node.chunks()
+    held, legacy = chunks[-1], chunks[-3]
+    node.stop()
+
+    result = fleet(radosgw, bucket, "hold", str(held["startMs"] / 1000), str((held["endMs"] + 1) / 1000), "--reason", "incident 51",
+                   "--nodes", "back-501", "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    report = json.loads(result.stdout)
+    hold_id = report["holdID"]
+    assert [n["outcome"] for n in report["nodes"]] == ["heldInBucket"], result.stdout
+    assert keys(s3, bucket, "back-501/holds/") == [f"back-501/holds/{hold_id}.json"]
+    # A hold in the single record older versions of `fleet hold` wrote is taken as well.
+    s3.put_object(Bucket=bucket, Key="back-501/holds.json", Body=json.dumps({"format": "allspark-holds/1", "holds": [
+        {"id": "hold-legacy", "startMs": legacy["startMs"], "endMs": legacy["endMs"] + 1, "reason": "an older fleet hold",
+         "createdMs": int(time.time() * 1000)}]}).encode())
+
+    back = start_node(make_node, radosgw, bucket, tmp_path, "back-501", "--cap-mb", "0.25", **ring)
+    back.wait_healthy()
+    holds = {h["id"]: h for h in back.json("/api/holds")[1]["holds"]}
+    assert set(holds) == {hold_id, "hold-legacy"}, holds
+    assert holds[hold_id]["reason"] == "incident 51"
+    assert abs(holds[hold_id]["startMs"] - held["startMs"]) <= 1 and abs(holds[hold_id]["endMs"] - held["endMs"] - 1) <= 1
+    log = back.log_path.read_text()
+    assert f"hold {hold_id} (incident 51), put in {bucket}/back-501/holds/{hold_id}.json by fleet hold, is taken into the ring" in log
+    # Taken: the waiting object goes, a record says which node took it; the old record is left as it was.
+    assert keys(s3, bucket, "back-501/holds/") == []
+    assert keys(s3, bucket, "back-501/holds-taken/") == [f"back-501/holds-taken/{hold_id}.json", "back-501/holds-taken/hold-legacy.json"]
+    taken = json.loads(s3.get_object(Bucket=bucket, Key=f"back-501/holds-taken/{hold_id}.json")["Body"].read())
+    assert taken["node"] == "back-501" and taken["hold"]["id"] == hold_id
+    assert b"hold-legacy" in s3.get_object(Bucket=bucket, Key="back-501/holds.json")["Body"].read()
+
+    # The ring keeps the held chunks while the cap turns everything else over.
+    on_restart = back.chunks()
+    kept = {c["file"]: c["holds"] for c in on_restart if c["holds"]}
+    assert kept == {held["file"]: [hold_id], legacy["file"]: ["hold-legacy"]}, kept
+    evicted = evicted_by_cap(back)
+    back.wait_until(lambda: evicted_by_cap(back) >= evicted + len(on_restart), timeout=120, what="the cap turning the ring over")
+    now = {c["file"] for c in back.chunks()}
+    assert {held["file"], legacy["file"]} <= now
+    assert not {c["file"] for c in on_restart if not c["holds"]} & now, "the ring did turn over"
+    assert len(back.json("/api/holds")[1]["holds"]) == 2, "the minute's passes place nothing twice"
+
+
+def test_fleet_holds_run_at_once_for_a_stopped_node_lose_none(make_node, radosgw, bucket, tmp_path):
+    s3 = radosgw.s3()
+    node = start_node(make_node, radosgw, bucket, tmp_path, "pair-511")
+    node.wait_healthy()
+    node.wait_until(lambda: archived(node) >= 2, timeout=90, what="2 chunks archived")
+    chunks = node.chunks()
+    node.stop()
+    start, end = str(chunks[0]["startMs"] / 1000), str((chunks[-1]["endMs"] + 1) / 1000)
+    # Four processes started together: each waits the same mDNS window, then writes the bucket.
+    runs = []
+    for number in range(4):
+        command, env = fleet_command(radosgw, bucket, "hold", start, end, "--reason", f"incident 6{number}", "--nodes", "pair-511", "--json")
+        runs.append(subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO))
+    reports = []
+    for run in runs:
+        out, err = run.communicate(timeout=180)
+        assert run.returncode == 0, out + err
+        reports.append(json.loads(out))
+    assert all([n["outcome"] for n in report["nodes"]] == ["heldInBucket"] for report in reports), reports
+    ids = {report["holdID"] for report in reports}
+    assert len(ids) == 4
+    assert keys(s3, bucket, "pair-511/holds/") == sorted(f"pair-511/holds/{hold_id}.json" for hold_id in ids)
+
+    back = start_node(make_node, radosgw, bucket, tmp_path, "pair-511")
+    back.wait_healthy()
+    holds = back.json("/api/holds")[1]["holds"]
+    assert {h["id"] for h in holds} == ids and {h["reason"] for h in holds} == {f"incident 6{n}" for n in range(4)}
+    assert keys(s3, bucket, "pair-511/holds/") == []
+    assert all(set(c["holds"]) == ids for c in back.chunks() if c["file"] in {chunk["file"] for chunk in chunks})
 
 
 def publish(name, port, node_id):

@@ -73,7 +73,9 @@ def test_fleet_page_lists_nodes_and_exports_a_range_from_all(radosgw, tmp_path_f
         wait_for(driver, lambda: {"held", "heldInBucket"} <= results(), timeout=60,
                  message=f"the hold's report: {driver.find_element(By.ID, 'hold-status').text} {driver.find_element(By.ID, 'hold-error').text}")
         assert ": 2 of 2 nodes." in driver.find_element(By.ID, "hold-status").text
-        holds = radosgw.s3().get_object(Bucket=bucket, Key="gone-602/holds.json")["Body"].read()
+        waiting = radosgw.s3().list_objects_v2(Bucket=bucket, Prefix="gone-602/holds/").get("Contents", [])
+        assert len(waiting) == 1, waiting
+        holds = radosgw.s3().get_object(Bucket=bucket, Key=waiting[0]["Key"])["Body"].read()
         assert b"incident 12" in holds
         assert severe_console_entries(driver) == []
         save_full_page_screenshot(driver, "fleet-page", DESKTOP[0])
