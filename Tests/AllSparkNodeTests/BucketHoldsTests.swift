@@ -75,6 +75,11 @@ struct BucketHoldsTests {
         for index in 6..<18 { try test.record(index) }
         #expect(Set(heldStamps).isSubset(of: Set(test.stamps)))
         #expect(test.store.usage.heldChunks == 2)
+
+        // Released on the node, a taken hold is gone for good: the bucket does not put it back.
+        _ = try test.store.releaseHold(id: "hold-new")
+        #expect(try await intake.pass() == BucketHoldsIntake.Outcome())
+        #expect(test.store.holds().map(\.id) == ["hold-old"])
     }
 
     @Test("a hold the holds file has already (same id) is marked taken, not placed twice")
