@@ -117,8 +117,14 @@ struct ChunkRoutes {
 
     static func epochMs(_ text: String?, name: String) throws -> Int64? {
         guard let text else { return nil }
-        guard let seconds = Double(text), seconds.isFinite, seconds >= 0, seconds <= UploadTimeRange.latestSeconds else {
-            throw APIError(message: "\(name) must be epoch seconds in 0...\(Int(UploadTimeRange.latestSeconds)), got \(text)")
+        return try epochMs(seconds: Double(text), name: name, given: text)
+    }
+
+    /// Epoch seconds from a JSON number, checked as a query's are (an unchecked one far out
+    /// of range would trap converting to Int64).
+    static func epochMs(seconds: Double?, name: String, given: String? = nil) throws -> Int64 {
+        guard let seconds, seconds.isFinite, seconds >= 0, seconds <= UploadTimeRange.latestSeconds else {
+            throw APIError(message: "\(name) must be epoch seconds in 0...\(Int(UploadTimeRange.latestSeconds)), got \(given ?? seconds.map { "\($0)" } ?? "nothing")")
         }
         return Int64((seconds * 1000).rounded())
     }

@@ -11,7 +11,7 @@ struct ConfigRoutes {
         router.put("/api/config") { request, _ in
             let body = try await request.collectBody(limit: 64 * 1024)
             guard let object = JSONValue.parse(String(buffer: body))?.object else {
-                return JSONResponse.error("the body must be a JSON object of config keys", status: .badRequest)
+                return JSONResponse.error("the body must be a JSON object of config keys", status: .badRequest, extra: ["key": .string("")])
             }
             do {
                 let outcome = try services.live.apply(json: object)

@@ -19,7 +19,8 @@ public enum NodeServer {
         services: NodeServices, logger: Logger, openAPIDocument: String = InstallLayout.current.openAPIDocument
     ) -> Router<NodeRequestContext> {
         let router = Router(context: NodeRequestContext.self)
-        router.add(middleware: ErrorBodyMiddleware(logger: logger))
+        let routes = RouteTable()
+        router.add(middleware: ErrorBodyMiddleware(logger: logger, routes: routes))
         router.add(middleware: AccessMiddleware(policy: services.access))
         OpenAPIRoutes(file: openAPIDocument).register(on: router)
         StatusRoutes(services: services).register(on: router)
@@ -31,6 +32,7 @@ public enum NodeServer {
         MediaRoutes(services: services, metrics: MetricsExporter(services: services)).register(on: router)
         FleetRoutes(services: services, logger: logger).register(on: router)
         router.add(middleware: FileMiddleware(services.live.config.server.dashboardDirectory, searchForIndexHtml: true, logger: logger))
+        routes.set(routeList(router))
         return router
     }
 

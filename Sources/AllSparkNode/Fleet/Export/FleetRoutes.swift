@@ -34,8 +34,14 @@ struct FleetRoutes {
             guard let asked = try? JSONDecoder().decode(ExportRequest.self, from: Data(body.readableBytesView)) else {
                 return JSONResponse.error("expected {\"start\": epoch seconds, \"end\": epoch seconds, \"nodes\": [names] or absent}", status: .badRequest)
             }
-            let startMs = Int64((asked.start * 1000).rounded())
-            let endMs = Int64((asked.end * 1000).rounded())
+            let startMs: Int64
+            let endMs: Int64
+            do {
+                startMs = try ChunkRoutes.epochMs(seconds: asked.start, name: "start")
+                endMs = try ChunkRoutes.epochMs(seconds: asked.end, name: "end")
+            } catch let error as ChunkRoutes.APIError {
+                return JSONResponse.error(error.message, status: .badRequest)
+            }
             guard startMs < endMs else { return JSONResponse.error("start must be before end (the range is backwards or empty)", status: .badRequest) }
             return try await withFleetTokens(request) { tokens in
                 try Self.encode(await exports.start(startMs: startMs, endMs: endMs, nodes: asked.nodes, tokens: tokens), status: .accepted)
