@@ -20,7 +20,7 @@ struct FleetTargetOptions: ParsableArguments {
         var fleetTokens = FleetTokens(shared: token)
         if let tokens {
             do {
-                fleetTokens.byNode = try FleetTokens.parse(String(contentsOfFile: tokens, encoding: .utf8), file: tokens)
+                fleetTokens.byNode = try FleetTokens.parse(TextFile.read(tokens), file: tokens)
             } catch {
                 throw ValidationError("--tokens: \(error)")
             }

@@ -86,9 +86,9 @@ struct SigningCommand: ParsableCommand {
             let config = try configOptions.load()
             let pem: String
             do {
-                pem = try String(contentsOfFile: chain, encoding: .utf8)
+                pem = try TextFile.read(chain)
             } catch {
-                throw ValidationError("\(chain) cannot be read: \(error.localizedDescription)")
+                throw ValidationError("\(chain) cannot be read: \(error.reason)")
             }
             do {
                 let installed = try MediaSigningIdentity.install(chainPEM: pem, storeDirectory: config.storeDirectory)

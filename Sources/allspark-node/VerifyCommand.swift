@@ -22,7 +22,7 @@ struct VerifyCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let trusted = try certificate.map { try String(contentsOfFile: $0, encoding: .utf8) }
+        let trusted = try certificate.map { try TextFile.read($0) }
         var reports: [SignedFootageReport] = []
         var unreadable = false
         for file in try files() {

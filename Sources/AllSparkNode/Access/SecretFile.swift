@@ -12,7 +12,7 @@ struct SecretFile: Sendable {
     /// The file's text, or nil when it does not exist.
     func read() throws -> String? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return try String(contentsOfFile: path, encoding: .utf8)
+        return try TextFile.read(path)
     }
 
     func write(_ text: String) throws {

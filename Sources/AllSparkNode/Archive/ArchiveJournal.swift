@@ -34,7 +34,7 @@ final class ArchiveJournal: Sendable {
 
     /// The chunks archived to this target; unreadable lines (a torn last write) are skipped.
     func archivedStamps() -> Set<String> {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [] }
+        guard let text = try? TextFile.read(path) else { return [] }
         let decoder = JSONDecoder()
         var stamps: Set<String> = []
         for line in text.split(separator: "\n") {

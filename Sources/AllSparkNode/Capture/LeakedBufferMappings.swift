@@ -14,7 +14,7 @@ enum LeakedBufferMappings {
         let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: devicePath)).map {
             URL(fileURLWithPath: $0, relativeTo: URL(fileURLWithPath: devicePath).deletingLastPathComponent()).standardizedFileURL.path
         } ?? devicePath
-        guard let maps = try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8) else { return 0 }
+        guard let maps = try? TextFile.read("/proc/self/maps") else { return 0 }
         var released = 0
         for line in maps.split(separator: "\n") {
             // "start-end perms offset dev inode   pathname"

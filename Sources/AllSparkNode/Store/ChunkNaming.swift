@@ -52,6 +52,9 @@ public enum ChunkNaming {
         guard parts.count == 2, parts[1].count == 3, let seconds = Int64(parts[0]), let milliseconds = Int64(parts[1]),
             seconds >= 0, parts[0].allSatisfy(\.isASCII), parts[1].allSatisfy(\.isASCII)
         else { return nil }
-        return seconds * 1000 + milliseconds
+        // A name anyone left in the store may hold any number: one past Int64's ms is no stamp.
+        let (ms, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        guard !overflow, milliseconds >= 0, ms <= Int64.max - milliseconds else { return nil }
+        return ms + milliseconds
     }
 }

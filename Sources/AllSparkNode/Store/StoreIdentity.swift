@@ -63,7 +63,7 @@ final class StoreIdentity: Sendable {
     }
 
     private static func readMarker(at path: String) -> String? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        guard let text = try? TextFile.read(path) else { return nil }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.isEmpty ? nil : trimmed
     }

@@ -13,7 +13,7 @@ enum TimestampsFile {
     }
 
     static func read(path: String) -> [Int64]? {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        guard let text = try? TextFile.read(path) else { return nil }
         var times: [Int64] = []
         for line in text.split(separator: "\n") {
             guard let time = Int64(line) else { return nil }

@@ -38,7 +38,7 @@ public struct S3Credentials: Sendable, Equatable, CustomStringConvertible {
 
     /// `[profile]` sections of `key = value` lines, as the AWS CLI writes them.
     static func fromSharedFile(_ path: String, profile: String) throws -> S3Credentials {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        guard let text = try? TextFile.read(path) else {
             throw Missing(description: "cannot read the archive credentials file \(path)")
         }
         var section = ""

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+@testable import AllSparkNode
+
+/// Each input a fuzz target found a fault with (Tests/Fuzz/regressions/<target>/), run
+/// through the same parser as in the fuzzer, with what must hold now. scripts/fuzz.sh
+/// replays them too, under AddressSanitizer's leak checker.
+@Suite("Fuzz findings stay fixed")
+struct FuzzRegressionTests {
+    static let regressions = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fuzz/regressions")
+
+    static func input(_ target: String, _ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: regressions.appendingPathComponent("\(target)/\(name)")))
+    }
+
+    @Test("a store file name whose stamp is past Int64's milliseconds is no chunk (it trapped: a crash at every start)")
+    func stampPastInt64Milliseconds() throws {
+        let name = String(decoding: try Self.input("chunk-names", "stamp-past-int64-ms"), as: UTF8.self)
+        #expect(name == "chunk_179588386958838622.888.mp4")
+        #expect(ChunkNaming.classify(name) == .other)
+        #expect(ChunkNaming.startMs(ofStamp: "9223372036854775.807") == 9_223_372_036_854_775_807)
+        #expect(ChunkNaming.startMs(ofStamp: "9223372036854775.808") == nil)
+        #expect(ChunkNaming.classify("timestamps_179588386958838622.888.txt") == .other)
+        #expect(ChunkNaming.classify("chunk_1795883862.888.mp4") == .chunk(stamp: "1795883862.888", format: .mp4))
+    }
+
+    @Test("an empty sidecar reads as no times, through the reader that does not leak on empty files")
+    func emptySidecar() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-regression-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("timestamps_1.000.txt").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(try Self.input("timestamps-file", "empty-file-leak"))))
+        #expect(TimestampsFile.read(path: path) == nil)
+        #expect(try TextFile.read(path) == "")
+        #expect(try TextFile.read("/proc/self/maps").contains("\n"))
+        #expect(throws: TextFile.Unreadable.self) { try TextFile.read(directory.appendingPathComponent("absent").path) }
+    }
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets (Tests/Fuzz: libFuzzer and AddressSanitizer over the node's
+# parsers of outside bytes) and runs each for SECONDS (default 10), or until it has run
+# RUNS inputs when RUNS is set (the campaign: RUNS=10000000 SECONDS=600). Ends with one
+# line per target, `NAME: N executions, K findings`, and exits non-zero on any finding.
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     environment: RUNS, JOBS (targets at once)
+# Corpora persist in .build-fuzz/corpus/<target> (seeded from Tests/Fuzz/seeds, the inputs
+# of past findings in Tests/Fuzz/regressions and, where
+# ../shared has them, the ONVIF framework's test files); findings go to
+# .build-fuzz/findings/<target>/ (crash-*, leak-*, timeout-*, oom-*); FUZZ_SCRATCH moves .build-fuzz.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-10}
+shift || true
+runs=${RUNS:--1}
+jobs=${JOBS:-1}
+scratch=${FUZZ_SCRATCH:-$PWD/.build-fuzz}
+
+mkdir -p "$scratch"
+if ! swift build --package-path Tests/Fuzz --scratch-path "$scratch" --sanitize fuzzer --sanitize address --product AllSparkFuzz \
+    >"$scratch/build.log" 2>&1; then
+    grep -E 'error:' "$scratch/build.log" | sort -u | head -n 40 >&2
+    echo "fuzz: the build failed (all of it in $scratch/build.log)" >&2
+    exit 1
+fi
+binary=$scratch/debug/AllSparkFuzz
+
+mapfile -t all < <(ALLSPARK_FUZZ_LIST=1 "$binary")
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
+
+# Seeds from the ONVIF Media Signing framework's test files, when ../shared is beside us.
+onvif=../shared/third-party/onvif-media-signing-framework/media-signing-framework-r25.12.3.tar.gz
+extra=$scratch/extra-seeds
+if [ -f "$onvif" ] && [ ! -d "$extra" ]; then
+    unpacked=$(mktemp -d)
+    tar -xzf "$onvif" -C "$unpacked" --wildcards '*/examples/test-files/*' '*/tests/*.pem'
+    mkdir -p "$extra"/{mp4-boxes,signed-stream,certificate-chain,signing-install}
+    cp "$unpacked"/*/examples/test-files/test_signed_h264.mp4 "$unpacked"/*/examples/test-files/test_h264.mp4 "$extra/mp4-boxes/"
+    ffmpeg -loglevel error -i "$unpacked"/*/examples/test-files/test_signed_h264.mp4 -c copy -bsf:v h264_mp4toannexb -f h264 \
+        "$extra/signed-stream/onvif-test-signed.h264" || true
+    for pem in "$unpacked"/*/tests/*.pem "$unpacked"/*/examples/test-files/ca.pem; do
+        cp "$pem" "$extra/certificate-chain/onvif-$(basename "$pem")"
+        cp "$pem" "$extra/signing-install/onvif-$(basename "$pem")"
+    done
+    rm -rf "$unpacked"
+fi
+
+mkdir -p "$scratch/bin" "$scratch/logs"
+run_target() {
+    local name=$1 corpus=$scratch/corpus/$1 findings=$scratch/findings/$1
+    rm -rf "$findings"   # this run's findings only; keep one by copying it to Tests/Fuzz/regressions
+    mkdir -p "$corpus" "$findings"
+    ln -sf "$binary" "$scratch/bin/fuzz-$name"
+    local seeds=(Tests/Fuzz/seeds/"$name")
+    # Every input a finding came from runs again first (the Swift suite holds them too).
+    [ -d Tests/Fuzz/regressions/"$name" ] && seeds+=(Tests/Fuzz/regressions/"$name")
+    [ -d "$extra/$name" ] && seeds+=("$extra/$name")
+    # -timeout=1: an input that takes a second is a hang; -rss_limit_mb bounds the process,
+    # and one allocation above -malloc_limit_mb is reported as a finding (oom-*).
+    # The Swift runtime's own backtracer is off: libFuzzer reports a trap with its input.
+    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
+        "$scratch/bin/fuzz-$name" -max_total_time="$seconds" -runs="$runs" -timeout=1 \
+        -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
+        -artifact_prefix="$findings/" "$corpus" "${seeds[@]}" >"$scratch/logs/$name.log" 2>&1 || true
+}
+export -f run_target
+export scratch binary seconds runs extra
+printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_target {}'
+
+failed=0
+for name in "${targets[@]}"; do
+    log=$scratch/logs/$name.log
+    executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+    coverage=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | cut -d' ' -f2)
+    findings=$(find "$scratch/findings/$name" -type f | wc -l)
+    if [ -z "$executions" ]; then
+        echo "$name: did not finish (see $log)"; tail -n 20 "$log"; failed=1; continue
+    fi
+    echo "$name: $executions executions, $findings findings (coverage ${coverage:-?} edges, corpus $(find "$scratch/corpus/$name" -type f | wc -l))"
+    if [ "$findings" -gt 0 ]; then
+        failed=1
+        grep -m1 -A12 'ERROR: \|==ERROR\|Fatal error\|deadly signal' "$log" | sed 's/^/    /' || true
+        find "$scratch/findings/$name" -type f | sed 's/^/    finding: /'
+    fi
+done
+exit "$failed"
