@@ -8,7 +8,8 @@
 # driver in a VM), which drive the built node binary from Python, the power-cut suite (3
 # seeded power cuts of a recording VM), the package suite (each .deb installed into a
 # booted Debian of its release with systemd), and the documentation (links, page sizes,
-# commands). -rs prints why anything was skipped; each part's time is printed.
+# commands); beside them, each fuzz target for a few seconds under AddressSanitizer.
+# -rs prints why anything was skipped; each part's time is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
@@ -40,6 +41,14 @@ other_log=$(mktemp)
     mark "Debian $other: footage readers and validator done"
 ) >"$other_log" 2>&1 &
 other_pid=$!
+# The fuzz targets' smoke run (scripts/fuzz.sh: an AddressSanitizer build of its own, then
+# each target 5 s) beside them too, niced so the recording tests keep their CPU.
+fuzz_log=$(mktemp)
+(
+    nice -n 10 bash scripts/fuzz.sh 5
+    mark "fuzz targets' smoke run done"
+) >"$fuzz_log" 2>&1 &
+fuzz_pid=$!
 python_status=0
 "$python" -m pytest -q -rs --durations=10 Tests/protocol Tests/web Tests/camera Tests/powercut Tests/docs || python_status=$?
 mark "Python suites but the package suite done"
@@ -48,7 +57,13 @@ wait "$other_pid" || other_status=$?
 echo "== The packages' and the Debian $other part's output:"
 sed -e 's/.*\x1b\[2K//' "$other_log" | tail -n 300   # the text after swift build's progress updates
 rm -f "$other_log"
+fuzz_status=0
+wait "$fuzz_pid" || fuzz_status=$?
+echo "== The fuzz targets' smoke run:"
+tail -n 60 "$fuzz_log"
+rm -f "$fuzz_log"
 [ "$other_status" -eq 0 ] || { echo "== the packages or the Debian $other part failed ($other_status)"; exit "$other_status"; }
+[ "$fuzz_status" -eq 0 ] || { echo "== a fuzz target failed ($fuzz_status)"; exit "$fuzz_status"; }
 [ "$python_status" -eq 0 ] || exit "$python_status"
 "$python" -m pytest -q -rs --durations=10 Tests/package
 mark "package suite done (Debian 12 and 13)"
