@@ -32,11 +32,13 @@ targets=("$@")
 # Seeds from the ONVIF Media Signing framework's test files, when ../shared is beside us.
 onvif=../shared/third-party/onvif-media-signing-framework/media-signing-framework-r25.12.3.tar.gz
 extra=$scratch/extra-seeds
-if [ -f "$onvif" ] && [ ! -d "$extra" ]; then
+rm -rf "$extra"
+if [ -f "$onvif" ]; then
     unpacked=$(mktemp -d)
     tar -xzf "$onvif" -C "$unpacked" --wildcards '*/examples/test-files/*' '*/tests/*.pem'
-    mkdir -p "$extra"/{mp4-boxes,signed-stream,certificate-chain,signing-install}
+    mkdir -p "$extra"/{mp4-boxes,media-file,signed-stream,certificate-chain,signing-install}
     cp "$unpacked"/*/examples/test-files/test_signed_h264.mp4 "$unpacked"/*/examples/test-files/test_h264.mp4 "$extra/mp4-boxes/"
+    cp "$unpacked"/*/examples/test-files/test_signed_h264.mp4 "$extra/media-file/"
     ffmpeg -loglevel error -i "$unpacked"/*/examples/test-files/test_signed_h264.mp4 -c copy -bsf:v h264_mp4toannexb -f h264 \
         "$extra/signed-stream/onvif-test-signed.h264" || true
     for pem in "$unpacked"/*/tests/*.pem "$unpacked"/*/examples/test-files/ca.pem; do

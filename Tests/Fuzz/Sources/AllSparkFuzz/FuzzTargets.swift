@@ -14,6 +14,8 @@ enum FuzzTargets {
         StoreFileTargets.runtimeConfigFile,
         VideoTargets.mp4Boxes,
         VideoTargets.partFile,
+        VideoTargets.partRecovery,
+        VideoTargets.mediaFile,
         VideoTargets.timeStampSEI,
         VideoTargets.signingSEI,
         VideoTargets.signedStream,

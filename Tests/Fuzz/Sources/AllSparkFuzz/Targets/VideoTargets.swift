@@ -38,6 +38,29 @@ enum VideoTargets {
         } catch {}
     }
 
+    /// Start-up recovery of a part file in a store directory: finished in place, or its
+    /// intact packets copied out through libav, then its sidecar written.
+    static let partRecovery = FuzzTarget(name: "part-recovery", parses: "part files recovered at start (in place or remuxed)") { bytes in
+        let directory = URL(fileURLWithPath: FuzzScratch.directory + "/recovery", isDirectory: true)
+        try? FileManager.default.removeItem(at: directory)
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let format: VideoFormat = bytes.first.map { $0 & 1 == 0 ? .mp4 : .mov } ?? .mp4
+        let stamp = "1795883878.653"
+        FileManager.default.createFile(
+            atPath: directory.appendingPathComponent(ChunkNaming.partFileName(stamp: stamp, format: format)).path, contents: Data(bytes.dropFirst()))
+        guard let record = ChunkRecovery.recoverPart(stamp: stamp, format: format, in: directory, logger: FuzzLogging.silent) else { return }
+        precondition(record.frameCount > 0 && record.startMs <= record.endMs, "a recovered chunk without frames or with its times reversed")
+    }
+
+    /// A media file handed to `probe` and `verify`, read through libav as they read it.
+    static let mediaFile = FuzzTarget(name: "media-file", parses: "files handed to `probe` and `verify`") { bytes in
+        let path = FuzzScratch.file("footage.mp4", bytes)
+        if let probe = try? StreamTimeProbe.read(path: path) {
+            precondition(probe.frameTimesMs.count <= probe.frameCount, "more frame times than frames")
+        }
+        _ = try? MediaSigningVerifier.verify(path: path)
+    }
+
     /// The time stamp SEI a chunk carries on its frames, read as `probe` and the readers do.
     static let timeStampSEI = FuzzTarget(name: "time-stamp-sei", parses: "H.264 access units with time stamp SEIs") { bytes in
         bytes.withUnsafeBytes { buffer in
