@@ -32,6 +32,9 @@ def main():
     parser.add_argument("--node", default=str(NODE_BIN), help="the allspark-node binary (default: %(default)s)")
     parser.add_argument("--examples", type=int, default=100, help="cases per operation and phase (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument("--continuous", type=int, default=300,
+                        help="seconds of `schemathesis fuzz` after the seeded phases, so that operations without input "
+                             "are called as often as the rest (default: %(default)s; 0: none)")
     parser.add_argument("--out", default=str(REPO / "bench/out/api-fuzz"))
     arguments = parser.parse_args()
     import node_harness
@@ -43,7 +46,8 @@ def main():
         nodes = [Node(Path(work) / f"store{index}", "--token", TOKEN, log_dir=out) for index in range(2)]
         try:
             began = time.time()
-            result = fuzz_recording_nodes(*nodes, TOKEN, out, arguments.examples, seed=arguments.seed)
+            result = fuzz_recording_nodes(*nodes, TOKEN, out, arguments.examples, seed=arguments.seed,
+                                          continuous_seconds=arguments.continuous)
             peaks = [peak_rss_mib(node.process.pid) for node in nodes]
         finally:
             codes = [node.stop() for node in nodes]
@@ -52,7 +56,7 @@ def main():
     cases = {name: sum(counts.values()) for name, counts in seen.items()}
     operations = [name for name in result["operations"] if name != STREAM]
     figures = {
-        "examples": arguments.examples, "seed": arguments.seed, "node": arguments.node, "seconds": round(time.time() - began, 1),
+        "examples": arguments.examples, "seed": arguments.seed, "continuousSeconds": arguments.continuous, "node": arguments.node, "seconds": round(time.time() - began, 1),
         "exitCodes": [result["exitCode"], result["configExitCode"]],
         "fewestCases": min((cases.get(name) or cases.get(f"{name} (its own node)", 0), name) for name in operations),
         "cases": sum(cases.values()),

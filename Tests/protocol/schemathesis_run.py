@@ -32,10 +32,12 @@ PHASES = ("examples", "coverage", "fuzzing", "stateful")
 
 
 def run(base_url, token, report_dir, examples, include=(), exclude=(), phases=PHASES, seed=SEED, workers=1, timeout=None,
-        known=None):
+        known=None, continuous_seconds=None):
     """Runs `phases` (all: examples, coverage, fuzzing, stateful) over the operations named in
     `include` (all when empty) less `exclude`, at most `examples` cases per operation and
-    phase. `known` maps a path parameter to values that exist on the node (chunk files, live
+    phase; or, with `continuous_seconds`, `schemathesis fuzz` for that long instead (chains
+    of calls across the operations, each operation many times, until the time is spent).
+    `known` maps a path parameter to values that exist on the node (chunk files, live
     files): Schemathesis takes one of them for half its cases, so they reach the code that
     serves real files, not only the refusals. Returns (exit code, console output,
     {operation: Counter of statuses})."""
@@ -50,18 +52,21 @@ def run(base_url, token, report_dir, examples, include=(), exclude=(), phases=PH
     config = report_dir / "schemathesis.toml"
     known = known or {}
     config.write_text(
-        "".join(f"[dictionaries.{name}]\nvalues = {json.dumps(values)}\n" for name, values in known.items())
+        f"[headers]\nAuthorization = {json.dumps('Bearer ' + token)}\n"
+        + "".join(f"[dictionaries.{name}]\nvalues = {json.dumps(values)}\n" for name, values in known.items())
         + "[parameters]\n"
         + "".join(f'"path.{name}" = {{ dictionary = "{name}", probability = 0.5 }}\n' for name in known))
-    arguments = [
-        *SCHEMATHESIS, "--config-file", str(config), "run", str(document), "--url", base_url,
-        "--header", f"Authorization: Bearer {token}",
-        "--checks", ",".join(CHECKS),
-        "--phases", ",".join(phases), "--max-examples", str(examples), "--seed", str(seed), "--workers", str(workers),
-        # The token comes from the header above, never from generated security parameters: a
-        # wrong token counts as a failed attempt, and 10 of them slow this address to 429s.
-        "--generation-with-security-parameters", "false",
-        "--generation-database", "none",
+    if continuous_seconds:
+        arguments = [*SCHEMATHESIS, "--config-file", str(config), "fuzz", str(document), "--url", base_url,
+                     "--max-time", str(continuous_seconds)]
+    else:
+        arguments = [*SCHEMATHESIS, "--config-file", str(config), "run", str(document), "--url", base_url,
+                     "--phases", ",".join(phases), "--max-examples", str(examples)]
+    arguments += [
+        # The token comes from the config's header, never from generated security parameters:
+        # a wrong token counts as a failed attempt, and 10 of them slow this address to 429s.
+        "--checks", ",".join(CHECKS), "--seed", str(seed), "--workers", str(workers),
+        "--generation-with-security-parameters", "false", "--generation-database", "none",
         "--request-timeout", "30", "--no-color",
         "--report", "junit,ndjson", "--report-junit-path", str(report_dir / "junit.xml"), "--report-ndjson-path", str(ndjson),
     ]
@@ -85,7 +90,8 @@ def statuses(ndjson):
         return seen
     with open(ndjson) as events:
         for line in events:
-            finished = json.loads(line).get("ScenarioFinished")
+            event = json.loads(line)
+            finished = event.get("ScenarioFinished") or event.get("FuzzScenarioFinished")
             if not finished or not finished.get("recorder"):
                 continue
             for interaction in (finished["recorder"].get("interactions") or {}).values():
@@ -150,11 +156,12 @@ def live_files(node, token):
     return ["index.m3u8", *dict.fromkeys(names)][:12]
 
 
-def fuzz_recording_nodes(node, config_node, token, report_dir, examples, seed=SEED):
+def fuzz_recording_nodes(node, config_node, token, report_dir, examples, seed=SEED, continuous_seconds=0):
     """Every operation of the document `node` serves, fuzzed while both nodes record: all
     but the stream and PUT /api/config against `node`, PUT /api/config alone against
-    `config_node`, both at once. Then, once the chunk being written at the end is finished,
-    what the recording went through. Returns a dict of all of it."""
+    `config_node`, both at once; then, with `continuous_seconds`, `schemathesis fuzz` as
+    long on both. Then, once the chunk being written at the end is finished, what the
+    recording went through. Returns a dict of all of it."""
     auth = {"Authorization": f"Bearer {token}"}
     for each in (node, config_node):
         each.wait_healthy()
@@ -170,6 +177,18 @@ def fuzz_recording_nodes(node, config_node, token, report_dir, examples, seed=SE
         config = pool.submit(run, config_node.url(""), token, Path(report_dir) / "config", examples, include=[CONFIG_PUT],
                              phases=[phase for phase in PHASES if phase != "stateful"], seed=seed)
         (code, output, seen), (config_code, config_output, config_seen) = recording.result(), config.result()
+        if continuous_seconds:
+            more = pool.submit(run, node.url(""), token, Path(report_dir) / "recording-continuous", examples,
+                               exclude=[STREAM, CONFIG_PUT], known=known, seed=seed, continuous_seconds=continuous_seconds)
+            config_more = pool.submit(run, config_node.url(""), token, Path(report_dir) / "config-continuous", examples,
+                                      include=[CONFIG_PUT], seed=seed, continuous_seconds=continuous_seconds)
+            for (more_code, more_output, more_seen), target in ((more.result(), seen), (config_more.result(), config_seen)):
+                for operation, counts in more_seen.items():
+                    target[operation] += counts
+                if target is seen:
+                    code, output = code or more_code, output + more_output
+                else:
+                    config_code, config_output = config_code or more_code, config_output + more_output
     ended_ms = time.time() * 1000
     node.wait_until(lambda: node.chunks(headers=auth)[-1]["endMs"] > ended_ms, timeout=30, what="a chunk after the run")
     recorders = [each.json("/api/status", headers=auth)[1]["recorder"] for each in (node, config_node)]

@@ -74,3 +74,10 @@ def test_what_schemathesis_found_and_the_one_error_shape(node):
     chunk = node.wait_for_chunks(1)[0]
     status, headers, body = error(f"/api/chunks/{chunk['file']}", headers={"Range": f"bytes={chunk['bytes'] + 10}-"})
     assert status == 416 and body["status"] == "error" and headers["Content-Range"] == f"bytes */{chunk['bytes']}"
+
+    # The one operation Schemathesis cannot run (an endless response): its status and
+    # content type as documented, read from the first bytes.
+    request = urllib.request.Request(node.url("/live/stream.mp4"))
+    with urllib.request.urlopen(request, timeout=20) as stream:
+        assert stream.status == 200 and stream.headers["Content-Type"].startswith("video/mp4")
+        assert stream.read(8)[4:8] == b"ftyp"
