@@ -21,17 +21,20 @@ struct InstallLayoutTests {
         try InstallLayout.validateInstance(name)
     }
 
-    @Test("the dashboard and model shipped beside the binary are found; without them the repository's")
+    @Test("the dashboard, model and API document shipped beside the binary are found; without them the repository's")
     func installedFilesBesideTheBinary() throws {
         let share = try TestFiles.makeDirectory("share")
         let layout = InstallLayout(shareDirectory: share.path)
         #expect(layout.webDirectory == "web")
+        #expect(layout.openAPIDocument == "docs/reference/openapi.json")
         #expect(layout.faceModelFile(for: .yuNet) != share.path + "/face_detection_yunet_2023mar.onnx")
 
         try FileManager.default.createDirectory(at: share.appendingPathComponent("web"), withIntermediateDirectories: true)
         try Data("<html></html>".utf8).write(to: share.appendingPathComponent("web/index.html"))
         try Data("model".utf8).write(to: share.appendingPathComponent("face_detection_yunet_2023mar.onnx"))
         #expect(layout.webDirectory == share.path + "/web")
+        try Data("{}".utf8).write(to: share.appendingPathComponent("openapi.json"))
+        #expect(layout.openAPIDocument == share.path + "/openapi.json")
         #expect(layout.faceModelFile(for: .yuNet) == share.path + "/face_detection_yunet_2023mar.onnx")
         #expect(layout.faceModelFile(for: .centerFace) != share.path + "/centerface.onnx")
     }

@@ -161,6 +161,9 @@ def test_root_reads_the_token_and_it_opens_the_api(debian):
     assert http_get(MAIN_PORT, "/api/status")[0] == 401
     code, body = http_get(MAIN_PORT, "/api/status", token)
     assert code == 200, body
+    # The API's OpenAPI document, installed beside the dashboard, needs no token.
+    code, body = http_get(MAIN_PORT, "/api/openapi.json")
+    assert code == 200 and json.loads(body)["openapi"] == "3.1.0", body[:300]
     owner = debian.run(f"stat -c '%U %a' {STORE}/default/.allspark-token").stdout.strip()
     assert owner == "allspark-node 600"
 
