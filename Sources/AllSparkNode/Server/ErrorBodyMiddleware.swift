@@ -17,7 +17,7 @@ struct ErrorBodyMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
-        } catch let error as HTTPError where error.status == .notFound && error.body == nil && !routes.methods(for: request.uri.path).isEmpty {
+        } catch let error as HTTPError where error.status == .notFound && error.body == nil && routes.lacks(request.method, path: request.uri.path) {
             let allowed = routes.methods(for: request.uri.path)
             var response = JSONResponse.error(
                 "\(request.method) is not allowed on \(request.uri.path); it takes \(allowed.joined(separator: ", "))", status: .methodNotAllowed)
@@ -68,6 +68,13 @@ final class RouteTable: Sendable {
                 return parts.count == 2 ? (String(parts[0]), parts[1].split(separator: "/")) : nil
             }
         }
+    }
+
+    /// Whether `path` has routes, none of them for `method` (a path the router does not take as
+    /// written, such as one with a trailing slash, has routes for its method: a 404).
+    func lacks(_ method: HTTPRequest.Method, path: String) -> Bool {
+        let methods = methods(for: path)
+        return !methods.isEmpty && !methods.contains(method.rawValue)
     }
 
     func methods(for path: String) -> [String] {
