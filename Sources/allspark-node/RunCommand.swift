@@ -85,6 +85,7 @@ struct RunCommand: AsyncParsableCommand {
         MallocTuning.limitArenas(to: 2)
         MallocTuning.fixMmapThreshold(bytes: 128 * 1024)
         TransparentHugePages.disable()
+        FileDescriptorLimit.raiseToHard()
         let toJournal = JournalLogHandler.isStandardErrorTheJournal()
         LoggingSystem.bootstrap { label in
             var handler: any LogHandler = toJournal ? JournalLogHandler() : StreamLogHandler.standardError(label: label)

@@ -60,15 +60,14 @@ public final class ArchiveCatalog: Sendable {
         let firstKey = layout.manifestKey(stamp: ChunkNaming.stamp(forMs: max(0, startMs - Self.longestChunkMs - 1)))
         let lastKey = layout.manifestKey(stamp: ChunkNaming.stamp(forMs: min(endMs, Int64(UploadTimeRange.latestSeconds * 1000))))
         var found: [ArchiveManifest] = []
-        var token: String?
-        repeat {
-            let page = try await client.list(prefix: layout.manifestsPrefix, startAfter: token == nil ? firstKey : nil, continuationToken: token)
-            let keys = page.keys.filter { $0 <= lastKey }
+        // At most `BucketListingLimit.maximumKeys` keys: a bucket others write to may hold any number in a range.
+        try await BucketListingLimit.forEachPage(of: client, prefix: layout.manifestsPrefix, startAfter: firstKey) { page in
+            let keys = page.filter { $0 <= lastKey }
             // One round trip each (~45 ms on a LAN radosgw): read side by side, not in turn.
             let manifests = try await BoundedTasks.map(keys, limit: Self.manifestReadsAtOnce) { try await self.manifest(at: $0) }
             found += manifests.compactMap { $0 }.filter { $0.record.overlaps(startMs: startMs, endMs: endMs) }
-            token = keys.count == page.keys.count ? page.nextContinuationToken : nil
-        } while token != nil
+            return keys.count == page.count
+        }
         return found.sorted { $0.firstFrameMs < $1.firstFrameMs }
     }
 

@@ -59,8 +59,19 @@ public struct ProtocolSession: Sendable {
                     outbox.close()
                     acknowledgements?.close()
                 }
+                // The node's own peers are read at `MessageRateLimit`; the edge server (uplink) is not limited.
+                var rate = role == .server ? MessageRateLimit() : nil
+                var told = false
                 for try await message in inbound.messages(maxSize: Self.maximumIncomingMessageBytes) {
                     handle(message, outbox: outbox, acknowledgements: acknowledgements)
+                    if let wait = rate?.take(), wait > .zero {
+                        if !told {
+                            told = true
+                            logger.notice("a WebSocket peer sends faster than \(Int(MessageRateLimit.perSecond)) messages a second; read at that rate")
+                            outbox.send(ProtocolMessage.status(false, MessageRateLimit.notice, extra: ["limit": .number(MessageRateLimit.perSecond)]))
+                        }
+                        try await Task.sleep(for: wait)
+                    }
                 }
             }
             // Whichever side ends first (peer gone, write failed) ends the conversation.

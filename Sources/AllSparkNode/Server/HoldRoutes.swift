@@ -32,6 +32,7 @@ struct HoldRoutes {
         switch error {
         case .invalid: return JSONResponse.error(error.description, status: .badRequest)
         case .unknownID: return JSONResponse.error(error.description, status: .notFound)
+        case .tooMany(let limit): return JSONResponse.error(error.description, status: .conflict, extra: ["limit": .number(Double(limit))])
         case .overShare(let shortfall):
             return JSONResponse.error(error.description, status: .conflict, extra: [
                 "neededBytes": .number(Double(shortfall.needed.totalBytes)),

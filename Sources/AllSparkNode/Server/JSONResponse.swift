@@ -16,6 +16,14 @@ enum JSONResponse {
         fields["message"] = .string(message)
         return make(.object(fields), status: status)
     }
+
+    /// The body of `error(_:status:extra:)`, for answers written below the router.
+    static func errorBody(_ message: String, extra: [String: JSONValue] = [:]) -> String {
+        var fields = extra
+        fields["status"] = .string("error")
+        fields["message"] = .string(message)
+        return JSONValue.object(fields).rendered()
+    }
 }
 
 extension ChunkRecord {

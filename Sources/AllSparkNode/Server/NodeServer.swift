@@ -11,6 +11,9 @@ import NIOSSL
 public enum NodeServer {
     /// Incoming WebSocket frames above this drop the connection; peers send small JSON commands.
     static let maximumIncomingFrameBytes = 1 << 20
+    /// How long a closed session waits for the peer's close frame, reading (and dropping)
+    /// what it still sends: a peer refused by `WebSocketPeerLimit` that floods on costs 2 s.
+    static let webSocketCloseTimeoutSeconds: Int64 = 2
 
     /// The HTTP API and the dashboard's files: every route the OpenAPI document describes
     /// (`docs/reference/openapi.json`), behind the access check; errors, thrown or returned,
@@ -53,9 +56,10 @@ public enum NodeServer {
         let router = makeRouter(services: services, logger: logger)
 
         let webSocketRouter = WebSocketEndpoint(services: services).makeRouter()
-        let webSocketConfiguration = WebSocketServerConfiguration(maxFrameSize: maximumIncomingFrameBytes)
-        let plain = HTTPServerBuilder.http1WebSocketUpgrade(
-            webSocketRouter: webSocketRouter, configuration: .init(ws: webSocketConfiguration))
+        let webSocketConfiguration = WebSocketServerConfiguration(
+            maxFrameSize: maximumIncomingFrameBytes, closeTimeout: .seconds(webSocketCloseTimeoutSeconds))
+        let plain = GuardedHTTPServer.builder(
+            webSocketResponder: webSocketRouter.buildResponder(), webSocket: webSocketConfiguration, limit: services.connections)
         let server: HTTPServerBuilder
         if settings.usesTLS {
             let certificates = try NIOSSLCertificate.fromPEMFile(settings.tlsCertificate).map { NIOSSLCertificateSource.certificate($0) }

@@ -9,6 +9,8 @@ public struct NodeServices: Sendable {
     /// The live video the recorder feeds (fMP4 for the dashboard, LL-HLS, RTSP).
     public let liveVideo: LiveVideo
     public let peers: PeerRegistry
+    /// The port's open connections, against `ConnectionLimit.defaultMaximum`.
+    let connections = ConnectionLimit()
     public let uploads: UploadCounters
     public let privacy: PrivacyCounters
     public let uplinkState: UplinkStateBox

@@ -23,6 +23,16 @@ public final class PeerRegistry: Sendable {
         return id
     }
 
+    /// Registers a peer unless `maximum` are connected already (`WebSocketPeerLimit`); nil then.
+    func admit(address: String, outbox: Outbox, tokenGeneration: Int, maximum: Int) -> UUID? {
+        let id = UUID()
+        return peers.withLock {
+            guard $0.count < maximum else { return nil }
+            $0[id] = (Peer(id: id, name: nil, address: address, connectedAtMs: WallClock.nowMs()), outbox, tokenGeneration)
+            return id
+        }
+    }
+
     /// Ends the sessions of peers that authenticated with a token older than `generation`;
     /// returns how many. Closing a session's outbox ends its conversation and its socket.
     func close(authenticatedBefore generation: Int) -> Int {

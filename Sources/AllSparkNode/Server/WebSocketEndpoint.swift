@@ -55,7 +55,13 @@ struct WebSocketEndpoint {
             authorization: context.request.headers[.authorization], query: context.request.uri.queryParameters.get("token"))
         // Rotated between the upgrade check and now: the session ends before it starts.
         guard let generation = services.access.generation(ifCurrent: offered) else { return }
-        let id = peers.register(address: address, outbox: outbox, tokenGeneration: generation)
+        guard let id = peers.admit(address: address, outbox: outbox, tokenGeneration: generation, maximum: WebSocketPeerLimit.maximum) else {
+            context.logger.notice("WebSocket peer from \(address) refused: \(WebSocketPeerLimit.maximum) peers connected (WebSocket peer limit)")
+            try await outbound.writeTextMessage(
+                ProtocolMessage.status(false, WebSocketPeerLimit.refusal, extra: ["limit": .number(Double(WebSocketPeerLimit.maximum))]))
+            try await outbound.close(WebSocketPeerLimit.closeCode, reason: "WebSocket peer limit \(WebSocketPeerLimit.maximum)")
+            return
+        }
         defer { peers.remove(id) }
         context.logger.info("WebSocket peer connected from \(address)")
         var session = services.session(role: .server, logger: context.logger)

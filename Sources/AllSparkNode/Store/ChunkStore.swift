@@ -253,6 +253,12 @@ public final class ChunkStore: Sendable {
     /// Places a hold (see `HoldLedger.add`); throws `HoldError` for a refusal.
     public func placeHold(_ request: HoldRequest) throws -> HoldPlacement {
         try state.withLock { state in
+            // Refused from memory, before the holds file is read and written under the lock
+            // (the ledger checks again, against the file, for holds placed by the command line).
+            refreshHolds(&state)
+            if request.id == nil, state.holds.active(atMs: WallClock.nowMs()).count >= HoldCountLimit.maximum {
+                throw HoldError.tooMany(limit: HoldCountLimit.maximum)
+            }
             let placement = try holdLedger.add(
                 request, chunks: { state.chunks },
                 budget: { HoldShareBudget(capBytes: state.capBytes, share: state.retention.heldShare, recentChunks: $0) })

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reads the fleet's records from the bucket: one listing of `allspark-fleet/` (a page per
-/// 1,000 nodes), then each record, a few at a time.
+/// 1,000 nodes, `BucketListingLimit` at most), then each record, a few at a time.
 public struct RegistryReader: Sendable {
     static let parallelReads = 8
 
@@ -14,12 +14,11 @@ public struct RegistryReader: Sendable {
     /// Every record, by node id. A record that is not one the node writes is skipped.
     public func records() async throws -> [NodeRecord] {
         var keys: [String] = []
-        var token: String?
-        repeat {
-            let page = try await client.list(prefix: NodeRecord.fleetPrefix, continuationToken: token)
-            keys += page.keys.filter { $0.hasSuffix(".json") }
-            token = page.nextContinuationToken
-        } while token != nil
+        // At most `BucketListingLimit.maximumKeys` records: the bucket is shared, its keys any number.
+        try await BucketListingLimit.forEachPage(of: client, prefix: NodeRecord.fleetPrefix) { page in
+            keys += page.filter { $0.hasSuffix(".json") }
+            return true
+        }
         let found = try await BoundedTasks.map(keys, limit: Self.parallelReads) { try await read($0) }
         return found.compactMap { $0 }.sorted { $0.name < $1.name }
     }

@@ -5,6 +5,8 @@ public enum HoldError: Error, CustomStringConvertible, Equatable {
     /// The holds would take more of the cap than `videoBufferMaxHeldShare` allows.
     case overShare(HoldShareShortfall)
     case unknownID(String)
+    /// `HoldCountLimit.maximum` holds are in force already.
+    case tooMany(limit: Int)
     /// The holds file cannot be trusted: the node refuses to run rather than forget holds.
     case unreadableFile(path: String, reason: String)
     case writeFailed(path: String, reason: String)
@@ -13,6 +15,7 @@ public enum HoldError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .invalid(let message): message
         case .overShare(let shortfall): shortfall.description
+        case .tooMany: HoldCountLimit.refusal
         case .unknownID(let id): "no hold with id \(id) (list them with GET /api/holds or `allspark-node hold list`)"
         case .unreadableFile(let path, let reason):
             "the holds file \(path) is damaged (\(reason)); the node will not run without knowing its holds: restore the file from a backup, or move it away to drop every hold on this store"

@@ -35,6 +35,7 @@ public struct HoldLedger: Sendable {
                 }
                 return HoldPlacement(hold: existing, demand: shareBudget.demand(of: [existing], chunks: stored, nowMs: nowMs), chunks: stored.filter(existing.covers))
             }
+            guard holds.count < HoldCountLimit.maximum else { throw HoldError.tooMany(limit: HoldCountLimit.maximum) }
             let hold = request.hold(createdMs: nowMs)
             let demand = try shareBudget.check(adding: hold, to: holds, chunks: stored, nowMs: nowMs)
             try file.write(holds + [hold])

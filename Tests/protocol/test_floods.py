@@ -1,0 +1,114 @@
+"""Floods cost no frame (issue 49, part 5): while a node records the test pattern, on
+loopback, 1,000 idle connections held open, 200 WebSocket peers sending as fast as they
+can, 1 GB request bodies, JSON nested 100,000 deep and 10,000 holds each get a bounded
+answer naming its limit; the node loses no frame, its peak RSS grows by a bounded amount,
+health stays 200 and the token holder's own requests are answered all the while. The
+node starts with the open-file limit systemd gives (1,024 soft), so it must raise it itself.
+The 100,000-key bucket listing is FloodLimitTests.swift's (a stand-in listing: radosgw
+takes minutes to hold that many keys). Timings are the benchmark's (bench/floods.py)."""
+import asyncio
+import resource
+
+import pytest
+
+import flood_peers as floods
+
+TOKEN = "floods-test-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+# Generous: the benchmark's figures are far lower (bench/README.md, "Floods").
+RSS_GROWTH_BOUND_MIB = 80
+
+
+@pytest.fixture
+def recording(make_node):
+    """A node recording with a token, started as systemd would start it (1,024 open files)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))
+    try:
+        node = make_node("--token", TOKEN)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    node.wait_healthy(headers=AUTH)
+    node.wait_for_chunks(1, headers=AUTH)
+    return node
+
+
+def flood(node, run):
+    figures = asyncio.run(floods.measure(node, AUTH, run))
+    print(figures)
+    return figures
+
+
+def assert_recording_unharmed(figures):
+    assert figures["alive"], "the node died"
+    assert figures["framesLost"] == 0, figures
+    assert figures["health"] == 200, figures
+    assert figures["ownerRequests"] > 0 and not figures["ownerFailures"], figures
+    assert figures["rssGrowthMiB"] <= RSS_GROWTH_BOUND_MIB, figures
+
+
+def test_a_thousand_idle_connections_are_answered_408_naming_the_head_timeout(recording):
+    figures = flood(recording, lambda: floods.idle_connections(recording.port, count=1000, hold_s=25))
+    result = figures["result"]
+    # All accepted (the node raised its open-file limit), all answered and closed.
+    assert result["opened"] == 1000 and result["refused"] == 0, result
+    assert result["closedByNode"] == 1000, result
+    [(answer, count)] = result["answers"].items()
+    assert count == 1000 and answer.startswith("408 ") and "request head timeout" in answer, result
+    assert_recording_unharmed(figures)
+
+
+def test_two_hundred_websocket_peers_flooding_meet_the_peer_and_message_rate_limits(recording):
+    figures = flood(recording, lambda: floods.websocket_flood(recording, TOKEN, peers=200, seconds=15))
+    result = figures["result"]
+    refusals = [message for message in result["limitNotices"] if "WebSocket peer limit" in message]
+    rate_notices = [message for message in result["limitNotices"] if "message rate limit" in message]
+    # 64 served, the rest told why and closed with 1013 (try again later).
+    assert len(refusals) == 1 and result["limitNotices"][refusals[0]] == 200 - 64, result
+    assert result["closedByNode"].get("1013", 0) + result["closedByNode"].get("1006", 0) >= 200 - 64, result
+    assert len(rate_notices) == 1 and result["limitNotices"][rate_notices[0]] == 64, result
+    assert_recording_unharmed(figures)
+
+
+def test_gigabyte_bodies_are_answered_413_naming_the_limit_before_they_are_read(recording):
+    async def bodies():
+        answers = []
+        for path, method in [("/api/holds", "POST"), ("/api/config", "PUT"), ("/api/fleet/exports", "POST"), ("/api/status", "GET")]:
+            answers.append(await floods.big_body(recording.port, path, method, token=TOKEN))
+        answers.append(await floods.big_body(recording.port, "/api/holds"))  # no token: the same
+        answers.append(await floods.big_body(recording.port, "/api/holds", token=TOKEN, chunked=True))
+        return answers
+
+    figures = flood(recording, bodies)
+    *announced, chunked = figures["result"]
+    for answer in announced:
+        assert answer["status"] == 413 and answer["closed"], answer
+        assert answer["body"]["status"] == "error" and answer["body"]["limitBytes"] == 65536, answer
+        assert "request body limit" in answer["body"]["message"], answer
+        assert answer["bodyBytesSentBeforeAnswer"] < 64 << 20, answer
+    # Without a length: the route's own 413, and the connection ends.
+    assert chunked["status"] == 413 and chunked["closed"] and "this route's limit" in chunked["body"]["message"], chunked
+    assert chunked["bodyBytesSentBeforeAnswer"] < 64 << 20, chunked
+    assert_recording_unharmed(figures)
+
+
+def test_json_nested_100000_deep_is_refused_by_every_parser(recording):
+    figures = flood(recording, lambda: floods.deep_json_requests(recording, TOKEN, depth=100_000))
+    for name, (status, body) in figures["result"].items():
+        if name.startswith("WebSocket"):
+            # A message under the 1 MiB limit: parsed to the decoder's depth limit, refused.
+            assert status == "TEXT" and '"status":"error"' in body and "Invalid JSON" in body, (name, body)
+        else:
+            assert status == 413 and "limit" in body["message"] and body["status"] == "error", (name, body)
+    assert_recording_unharmed(figures)
+
+
+def test_ten_thousand_holds_meet_the_hold_count_limit(recording):
+    chunk = recording.chunks(headers=AUTH)[0]
+    figures = flood(recording, lambda: floods.many_holds(recording, TOKEN, chunk["startMs"] / 1000, chunk["endMs"] / 1000, count=10_000))
+    result = figures["result"]
+    assert result["statuses"] == {201: 1000, 409: 9000}, result
+    refusal = result["refusals"][409]
+    assert refusal["status"] == "error" and refusal["limit"] == 1000 and "hold count limit" in refusal["message"], refusal
+    assert result["listed"] == 1000
+    assert_recording_unharmed(figures)
