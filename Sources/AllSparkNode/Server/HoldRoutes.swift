@@ -11,7 +11,7 @@ struct HoldRoutes {
         router.post("/api/holds") { request, _ in
             let body = try await request.collectBody(limit: 16 * 1024)
             do {
-                let placement = try services.store.placeHold(try Self.request(from: String(buffer: body)))
+                let placement = try await services.holdPlacements.place(try Self.request(from: String(buffer: body)), in: services.store)
                 return JSONResponse.make(placement.json, status: .created)
             } catch let error as HoldError {
                 return Self.response(for: error)

@@ -11,6 +11,8 @@ public struct NodeServices: Sendable {
     public let peers: PeerRegistry
     /// The port's open connections, against `ConnectionLimit.defaultMaximum`.
     let connections = ConnectionLimit()
+    /// `POST /api/holds`, one placement at a time.
+    let holdPlacements = HoldPlacementQueue()
     public let uploads: UploadCounters
     public let privacy: PrivacyCounters
     public let uplinkState: UplinkStateBox
