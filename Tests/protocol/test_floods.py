@@ -58,6 +58,26 @@ def test_a_thousand_idle_connections_are_answered_408_naming_the_head_timeout(re
     assert_recording_unharmed(figures)
 
 
+def test_past_the_connection_limit_a_connection_is_answered_503_naming_it(recording):
+    """2,048 idle connections (twice the open files the node was started with), then more:
+    those past the limit are answered 503 at once; the idle ones 408 after 10 s, and then
+    the node answers again."""
+    async def past_the_limit():
+        idle = asyncio.create_task(floods.idle_connections(recording.port, count=2048, hold_s=25))
+        await asyncio.sleep(3)
+        over = await floods.idle_connections(recording.port, count=10, hold_s=5)
+        return {"idle": await idle, "over": over}
+
+    result = asyncio.run(past_the_limit())
+    print(result)
+    assert result["idle"]["opened"] == 2048 and result["idle"]["closedByNode"] == 2048, result["idle"]
+    [(answer, count)] = result["over"]["answers"].items()
+    assert count == 10 and answer.startswith("503 ") and "connection limit" in answer, result["over"]
+    assert result["over"]["closedAfterS"][1] < 3, result["over"]
+    assert recording.json("/api/status", headers=AUTH)[0] == 200
+    assert floods.recorder_losses(recording, AUTH) == 0
+
+
 def test_two_hundred_websocket_peers_flooding_meet_the_peer_and_message_rate_limits(recording):
     figures = flood(recording, lambda: floods.websocket_flood(recording, TOKEN, peers=200, seconds=15))
     result = figures["result"]
