@@ -61,10 +61,13 @@ run_target() {
     # -timeout=1: an input that takes a second is a hang; -rss_limit_mb bounds the process,
     # and one allocation above -malloc_limit_mb is reported as a finding (oom-*).
     # The Swift runtime's own backtracer is off: libFuzzer reports a trap with its input.
-    SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
+    local files=/dev/shm/allspark-fuzz-$name-$$
+    [ -d /dev/shm ] || files=$scratch/files/$name
+    ALLSPARK_FUZZ_SCRATCH=$files SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
         "$scratch/bin/fuzz-$name" -max_total_time="$seconds" -runs="$runs" -timeout=1 \
         -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
         -artifact_prefix="$findings/" "$corpus" "${seeds[@]}" >"$scratch/logs/$name.log" 2>&1 || true
+    rm -rf "$files"
 }
 export -f run_target
 export scratch binary seconds runs extra

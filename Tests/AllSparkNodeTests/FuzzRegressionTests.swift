@@ -38,4 +38,43 @@ struct FuzzRegressionTests {
         #expect(try TextFile.read("/proc/self/maps").contains("\n"))
         #expect(throws: TextFile.Unreadable.self) { try TextFile.read(directory.appendingPathComponent("absent").path) }
     }
+
+    @Test("a config nested thousands deep is refused by name before Yams reads it (it overflowed the stack); the shipped one reads")
+    func deeplyNestedConfig() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-regression-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("node.yaml").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(try Self.input("config-file", "flow-nesting-stack-overflow"))))
+        #expect(throws: ConfigError.self) { try ConfigLoader.readYAML(path: path) }
+        do {
+            _ = try ConfigLoader.readYAML(path: path)
+        } catch {
+            #expect("\(error)".contains("nested deeper than 32 levels"))
+        }
+        #expect(YAMLNesting.depth(of: String(repeating: "- ", count: 5000) + "x") > YAMLNesting.maximumDepth)
+        let shipped = Self.regressions.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("config/allspark-node.yaml").path
+        #expect(YAMLNesting.depth(of: try TextFile.read(shipped)) <= 3)
+        #expect(try !ConfigLoader.readYAML(path: shipped).isEmpty)
+    }
+
+    @Test("a trun of 2^32 - 1 samples without per-sample fields is damage, not 96 GB reserved for its samples")
+    func hugeSampleCount() throws {
+        let bytes = try Self.input("mp4-boxes", "trun-count-without-fields")
+        let defaults = try FragmentSamples.Defaults(movie: bytes)
+        let moofs = try ChildBox.children(of: bytes, in: 0..<bytes.count, parent: "file").filter { $0.type == "moof" }
+        #expect(!moofs.isEmpty)
+        var samples = FragmentSamples()
+        var refused = 0
+        for moof in moofs {
+            do {
+                try samples.add(moof: Array(bytes[moof.range]), at: UInt64(moof.range.lowerBound), defaults: defaults)
+            } catch {
+                refused += 1
+            }
+        }
+        #expect(refused >= 1)
+        #expect(samples.samples.count <= FragmentSamples.maximumSamplesPerRun * moofs.count)
+    }
 }

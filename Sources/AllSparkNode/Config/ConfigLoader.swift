@@ -57,6 +57,9 @@ public struct ConfigLoader: Sendable {
         guard let data = try? handle.readToEnd() ?? Data(), let text = String(data: data, encoding: .utf8) else {
             throw ConfigError.unreadableFile(path: path, reason: "not readable UTF-8 text")
         }
+        guard YAMLNesting.depth(of: text) <= YAMLNesting.maximumDepth else {
+            throw ConfigError.unreadableFile(path: path, reason: "nested deeper than \(YAMLNesting.maximumDepth) levels")
+        }
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)

@@ -41,6 +41,9 @@ struct FragmentSamples {
         }
     }
 
+    /// More samples than an hour-long chunk (the longest `videoChunkDurationMs`) at 240 fps.
+    static let maximumSamplesPerRun = 1 << 21
+
     /// ISO/IEC 14496-12 sample flags: sample_is_non_sync_sample.
     private static let nonSyncFlag: UInt32 = 0x0001_0000
 
@@ -86,8 +89,12 @@ struct FragmentSamples {
         if flags & 0x001 != 0 { offset = UInt64(Int64(bitPattern: baseOffset) + Int64(Int32(bitPattern: try cursor.uint32()))) }
         let firstFlags = flags & 0x004 != 0 ? try cursor.uint32() : nil
         let fieldBytes = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count * 4
-        // A count larger than the box could describe is damage, not a reason to reserve memory for it.
-        guard count * fieldBytes <= cursor.remaining else { throw BoxCursor.Truncated(boxType: "trun") }
+        // A count larger than the box could describe is damage, not a reason to reserve memory
+        // for it; a run without per-sample fields describes any count in no bytes, so its count
+        // is held to what a chunk can be (the mp4-boxes fuzz target's finding: 2^32 - 1 samples).
+        guard count * fieldBytes <= cursor.remaining, count <= Self.maximumSamplesPerRun else {
+            throw BoxCursor.Truncated(boxType: "trun")
+        }
         let first = samples.count
         samples.reserveCapacity(samples.count + count)
         for index in 0..<count {

@@ -11,12 +11,12 @@ enum FuzzInput {
     }
 }
 
-/// A file per target process for the parsers that read paths: on /dev/shm where it exists,
-/// so the disk sees none of the millions of writes.
+/// A folder per target process for the parsers that read paths: `ALLSPARK_FUZZ_SCRATCH`
+/// (scripts/fuzz.sh puts it on /dev/shm, so the disk sees none of the millions of writes,
+/// and removes it after the run, findings and all), else one in the temporary directory.
 enum FuzzScratch {
     static let directory: String = {
-        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
-        let path = "\(base)/allspark-fuzz-\(getpid())"
+        let path = ProcessInfo.processInfo.environment["ALLSPARK_FUZZ_SCRATCH"] ?? "\(NSTemporaryDirectory())/allspark-fuzz-\(getpid())"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }()
