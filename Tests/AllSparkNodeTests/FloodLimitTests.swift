@@ -42,7 +42,7 @@ struct FloodLimitTests {
             }
         }
         #expect(handed == BucketListingLimit.maximumKeys)
-        #expect(bucket.pagesAsked.load(ordering: .relaxed) == BucketListingLimit.maximumKeys / 1000 + 1)
+        #expect(bucket.pagesAsked.load(ordering: .relaxed) == BucketListingLimit.maximumKeys / 1000)
         #expect(bucket.largestPage.load(ordering: .relaxed) == 1000)
         #expect(BucketListingTooLong(prefix: "m/", limit: 5000).description.contains("bucket listing limit"))
 
@@ -51,6 +51,8 @@ struct FloodLimitTests {
         var all = 0
         try await BucketListingLimit.forEachPage(of: small, prefix: "m/") { all += $0.count; return true }
         #expect(all == 2_500)
+        let exactly = ManyKeys(count: BucketListingLimit.maximumKeys)
+        try await BucketListingLimit.forEachPage(of: exactly, prefix: "m/") { _ in true }
         let stopped = ManyKeys(count: 100_000)
         try await BucketListingLimit.forEachPage(of: stopped, prefix: "m/") { _ in false }
         #expect(stopped.pagesAsked.load(ordering: .relaxed) == 1)

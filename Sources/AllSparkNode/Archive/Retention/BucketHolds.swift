@@ -156,12 +156,11 @@ extension S3Client: HoldsBucket {
 
     func keys(prefix: String) async throws -> [String] {
         var keys: [String] = []
-        var token: String?
-        repeat {
-            let page = try await list(prefix: prefix, continuationToken: token)
-            keys += page.keys
-            token = page.nextContinuationToken
-        } while token != nil
+        // At most `BucketListingLimit.maximumKeys`: the intake lists these every minute.
+        try await BucketListingLimit.forEachPage(of: self, prefix: prefix) { page in
+            keys += page
+            return true
+        }
         return keys
     }
 
