@@ -75,6 +75,22 @@ struct FuzzRegressionTests {
             }
         }
         #expect(refused >= 1)
-        #expect(samples.samples.count <= FragmentSamples.maximumSamplesPerRun * moofs.count)
+        #expect(samples.samples.count <= FragmentSamples.maximumSamples)
+    }
+
+    @Test("part files whose runs describe millions of samples in a few KB fail to finish at once, held to their size (a hang and a 96 GB reservation)")
+    func partFilesWithImpossibleRuns() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-regression-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (target, name) in [("part-file", "many-runs-timeout"), ("part-recovery", "trun-count-oom")] {
+            let input = try Self.input(target, name)
+            let path = directory.appendingPathComponent(name).path
+            // The targets' first byte picks the mode; the rest is the file.
+            #expect(FileManager.default.createFile(atPath: path, contents: Data(input.dropFirst())))
+            #expect(throws: FinishingError.self) {
+                try ChunkFinisher.finish(path: path, firstFrameEpochMs: 1_700_000_000_000, keepingIntactPrefix: true)
+            }
+        }
     }
 }

@@ -34,7 +34,7 @@ enum ChunkFinisher {
     {
         var layout = try FragmentedFileLayout.scan(file, keepingIntactPrefix: keepingIntactPrefix)
         let defaults: FragmentSamples.Defaults
-        var fragments = FragmentSamples()
+        var fragments = FragmentSamples(sampleLimit: Int(clamping: try file.size()))
         do {
             defaults = try FragmentSamples.Defaults(movie: layout.initialMovie)
             for fragment in layout.fragments { try fragments.add(moof: fragment.bytes, at: fragment.offset, defaults: defaults) }

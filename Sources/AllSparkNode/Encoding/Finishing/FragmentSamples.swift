@@ -42,7 +42,15 @@ struct FragmentSamples {
     }
 
     /// More samples than an hour-long chunk (the longest `videoChunkDurationMs`) at 240 fps.
-    static let maximumSamplesPerRun = 1 << 21
+    static let maximumSamples = 1 << 21
+
+    /// How many samples the fragments may describe in all: a file of N bytes holds fewer
+    /// than N samples, so the finisher passes its size.
+    let sampleLimit: Int
+
+    init(sampleLimit: Int = maximumSamples) {
+        self.sampleLimit = min(sampleLimit, Self.maximumSamples)
+    }
 
     /// ISO/IEC 14496-12 sample flags: sample_is_non_sync_sample.
     private static let nonSyncFlag: UInt32 = 0x0001_0000
@@ -90,9 +98,10 @@ struct FragmentSamples {
         let firstFlags = flags & 0x004 != 0 ? try cursor.uint32() : nil
         let fieldBytes = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count * 4
         // A count larger than the box could describe is damage, not a reason to reserve memory
-        // for it; a run without per-sample fields describes any count in no bytes, so its count
-        // is held to what a chunk can be (the mp4-boxes fuzz target's finding: 2^32 - 1 samples).
-        guard count * fieldBytes <= cursor.remaining, count <= Self.maximumSamplesPerRun else {
+        // for it; a run without per-sample fields describes any count in no bytes, so the
+        // samples are held to `sampleLimit` (the fuzz targets' findings: 2^32 - 1 samples in
+        // one run, then millions over many runs of a 60 KB file).
+        guard count * fieldBytes <= cursor.remaining, count <= sampleLimit - samples.count else {
             throw BoxCursor.Truncated(boxType: "trun")
         }
         let first = samples.count

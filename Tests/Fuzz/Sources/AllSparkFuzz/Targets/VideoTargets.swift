@@ -10,7 +10,7 @@ enum VideoTargets {
         guard let defaults = try? FragmentSamples.Defaults(movie: bytes),
             let boxes = try? ChildBox.children(of: bytes, in: 0..<bytes.count, parent: "file")
         else { return }
-        var samples = FragmentSamples()
+        var samples = FragmentSamples(sampleLimit: bytes.count)
         for box in boxes where box.type == "moof" {
             try? samples.add(moof: Array(bytes[box.range]), at: UInt64(box.range.lowerBound), defaults: defaults)
         }
