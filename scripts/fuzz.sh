@@ -3,7 +3,8 @@
 # parsers of outside bytes) and runs each for SECONDS (default 10), or until it has run
 # RUNS inputs when RUNS is set (the campaign: RUNS=10000000 SECONDS=600). Ends with one
 # line per target, `NAME: N executions, K findings`, and exits non-zero on any finding.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]     environment: RUNS, JOBS (targets at once)
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     environment: RUNS, JOBS (targets at once),
+#                                             FUZZ_TIMEOUT (s an input may take, default 1)
 # Corpora persist in .build-fuzz/corpus/<target> (seeded from Tests/Fuzz/seeds, the inputs
 # of past findings in Tests/Fuzz/regressions and, where
 # ../shared has them, the ONVIF framework's test files); findings go to
@@ -13,6 +14,9 @@ cd "$(dirname "$0")/.."
 seconds=${1:-10}
 shift || true
 runs=${RUNS:--1}
+# An input that takes longer is a hang (a finding). 1 s on a quiet machine (the campaign);
+# the test command, which shares the CPU with the Python suites and builds, gives more.
+unit_timeout=${FUZZ_TIMEOUT:-1}
 jobs=${JOBS:-1}
 scratch=${FUZZ_SCRATCH:-$PWD/.build-fuzz}
 
@@ -58,19 +62,19 @@ run_target() {
     # Every input a finding came from runs again first (the Swift suite holds them too).
     [ -d Tests/Fuzz/regressions/"$name" ] && seeds+=(Tests/Fuzz/regressions/"$name")
     [ -d "$extra/$name" ] && seeds+=("$extra/$name")
-    # -timeout=1: an input that takes a second is a hang; -rss_limit_mb bounds the process,
+    # -timeout: an input that takes that long is a hang; -rss_limit_mb bounds the process,
     # and one allocation above -malloc_limit_mb is reported as a finding (oom-*).
     # The Swift runtime's own backtracer is off: libFuzzer reports a trap with its input.
     local files=/dev/shm/allspark-fuzz-$name-$$
     [ -d /dev/shm ] || files=$scratch/files/$name
     ALLSPARK_FUZZ_SCRATCH=$files SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
-        "$scratch/bin/fuzz-$name" -max_total_time="$seconds" -runs="$runs" -timeout=1 \
+        "$scratch/bin/fuzz-$name" -max_total_time="$seconds" -runs="$runs" -timeout="$unit_timeout" \
         -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
         -artifact_prefix="$findings/" "$corpus" "${seeds[@]}" >"$scratch/logs/$name.log" 2>&1 || true
     rm -rf "$files"
 }
 export -f run_target
-export scratch binary seconds runs extra
+export scratch binary seconds runs extra unit_timeout
 printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_target {}'
 
 failed=0
