@@ -4,8 +4,8 @@ import HummingbirdWebSocket
 import Logging
 import NIOCore
 
-/// The node's HTTP/1 and WebSocket server with its limits: `ConnectionGuardHandler` first in
-/// every connection (the connection limit, the request head timeout), then Hummingbird's
+/// The node's HTTP/1 and WebSocket server with its limits: reads of `ConnectionReadSize`,
+/// `ConnectionGuardHandler` first in every connection (the connection limit, the request head timeout), then Hummingbird's
 /// HTTP/1 with the WebSocket upgrade, whose idle timeout is `IdleConnectionTimeout` and
 /// whose requests pass `RequestBodyLimitHandler`.
 struct GuardedHTTPServer<Inner: ServerChildChannel>: ServerChildChannel {
@@ -16,6 +16,7 @@ struct GuardedHTTPServer<Inner: ServerChildChannel>: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
+            try channel.syncOptions?.setOption(.recvAllocator, value: ConnectionReadSize.allocator)
             try channel.pipeline.syncOperations.addHandler(ConnectionGuardHandler(limit: limit))
         }.flatMap {
             inner.setup(channel: channel, logger: logger)
