@@ -4,7 +4,8 @@
 # RUNS inputs when RUNS is set (the campaign: RUNS=10000000 SECONDS=600). Ends with one
 # line per target, `NAME: N executions, K findings`, and exits non-zero on any finding.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]     environment: RUNS, JOBS (targets at once),
-#                                             FUZZ_TIMEOUT (s an input may take, default 1)
+#                                             FUZZ_TIMEOUT (s an input may take, default 1),
+#                                             FUZZ_SKIP_BUILD (run the binary built before)
 # Corpora persist in .build-fuzz/corpus/<target> (seeded from Tests/Fuzz/seeds, the inputs
 # of past findings in Tests/Fuzz/regressions and, where
 # ../shared has them, the ONVIF framework's test files); findings go to
@@ -21,7 +22,8 @@ jobs=${JOBS:-1}
 scratch=${FUZZ_SCRATCH:-$PWD/.build-fuzz}
 
 mkdir -p "$scratch"
-if ! swift build --package-path Tests/Fuzz --scratch-path "$scratch" --sanitize fuzzer --sanitize address --product AllSparkFuzz \
+# FUZZ_SKIP_BUILD=1 runs the binary already built (a campaign beside edits to the checkout).
+if [ -z "${FUZZ_SKIP_BUILD:-}" ] && ! swift build --package-path Tests/Fuzz --scratch-path "$scratch" --sanitize fuzzer --sanitize address --product AllSparkFuzz \
     >"$scratch/build.log" 2>&1; then
     grep -E 'error:' "$scratch/build.log" | sort -u | head -n 40 >&2
     echo "fuzz: the build failed (all of it in $scratch/build.log)" >&2

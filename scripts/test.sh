@@ -43,10 +43,10 @@ other_log=$(mktemp)
 other_pid=$!
 # The fuzz targets' smoke run (scripts/fuzz.sh: an AddressSanitizer build of its own, then
 # each target 5 s) beside them too, niced so the recording tests keep their CPU; an input
-# may take 20 s here (the 1-s hang limit is the campaign's, on a quiet machine).
+# may take 60 s here (the 1-s hang limit is the campaign's, on a quiet machine).
 fuzz_log=$(mktemp)
 (
-    FUZZ_TIMEOUT=20 nice -n 10 bash scripts/fuzz.sh 5
+    FUZZ_TIMEOUT=60 nice -n 10 bash scripts/fuzz.sh 5
     mark "fuzz targets' smoke run done"
 ) >"$fuzz_log" 2>&1 &
 fuzz_pid=$!
