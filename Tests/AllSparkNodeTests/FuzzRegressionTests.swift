@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 
 @testable import AllSparkNode
@@ -92,5 +93,19 @@ struct FuzzRegressionTests {
                 try ChunkFinisher.finish(path: path, firstFrameEpochMs: 1_700_000_000_000, keepingIntactPrefix: true)
             }
         }
+    }
+
+    @Test("start-up recovery removes a part whose fragments claim more samples than it has bytes, without handing it to libav (855 MB for 2.9 KB)")
+    func impossiblePartIsRemovedUnread() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-regression-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = try Self.input("part-recovery", "trun-count-oom")
+        let part = directory.appendingPathComponent(ChunkNaming.partFileName(stamp: "1795883878.653", format: .mp4))
+        #expect(FileManager.default.createFile(atPath: part.path, contents: Data(input.dropFirst())))
+        let record = ChunkRecovery.recoverPart(
+            stamp: "1795883878.653", format: .mp4, in: directory, logger: Logger(label: "test"))
+        #expect(record == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 }

@@ -14,8 +14,14 @@ enum ChunkRecovery {
         let partPath = directory.appendingPathComponent(ChunkNaming.partFileName(stamp: stamp, format: format)).path
         defer { unlink(partPath) }
         guard let startMs = ChunkNaming.startMs(ofStamp: stamp) else { return nil }
-        if let record = recoverInPlace(partPath: partPath, stamp: stamp, format: format, startMs: startMs, in: directory, logger: logger) {
+        switch recoverInPlace(partPath: partPath, stamp: stamp, format: format, startMs: startMs, in: directory, logger: logger) {
+        case .recovered(let record):
             return record
+        case .impossible(let reason):
+            logger.error("removed \(partPath): \(reason); nothing in it can be trusted")
+            return nil
+        case .copyPackets:
+            break
         }
         let chunkName = ChunkNaming.chunkFileName(stamp: stamp, format: format)
         let temporaryPath = directory.appendingPathComponent(".\(chunkName).tmp").path
@@ -39,26 +45,36 @@ enum ChunkRecovery {
         }
     }
 
+    private enum InPlaceOutcome {
+        case recovered(ChunkRecord)
+        /// Not finished where it lies: its intact packets are copied out instead.
+        case copyPackets
+        /// Its fragments cannot be true; no reader is given it.
+        case impossible(String)
+    }
+
     /// Finishes the part file where it lies: what a finish interrupted, or the intact
-    /// fragments of a torn part. Nil (the part left for copying) when that cannot be done.
+    /// fragments of a torn part.
     private static func recoverInPlace(
         partPath: String, stamp: String, format: VideoFormat, startMs: Int64, in directory: URL, logger: Logger
-    ) -> ChunkRecord? {
+    ) -> InPlaceOutcome {
         do {
             if try !ChunkFinisher.isFinished(path: partPath) {
                 try ChunkFinisher.finish(path: partPath, firstFrameEpochMs: startMs, keepingIntactPrefix: true)
             }
             guard let times = ChunkFrameTimes.read(path: partPath, nameStartMs: startMs) else {
                 logger.warning("\(partPath) was finished in place but holds no readable frame; copying what is intact instead")
-                return nil
+                return .copyPackets
             }
             let record = try TimestampsFile.write(
                 frameTimesMs: times, stamp: stamp, format: format, chunkTemporaryPath: partPath, in: directory)
             logger.notice("recovered \(record.fileName) in place from an unfinished chunk: \(record.frameCount) frames")
-            return record
+            return .recovered(record)
+        } catch let error as FinishingError where error.fragmentsAreImpossible {
+            return .impossible(error.reason)
         } catch {
             logger.warning("could not finish \(partPath) in place (\(error)); copying its intact packets instead")
-            return nil
+            return .copyPackets
         }
     }
 

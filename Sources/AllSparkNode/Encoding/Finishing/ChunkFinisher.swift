@@ -39,7 +39,9 @@ enum ChunkFinisher {
             defaults = try FragmentSamples.Defaults(movie: layout.initialMovie)
             for fragment in layout.fragments { try fragments.add(moof: fragment.bytes, at: fragment.offset, defaults: defaults) }
         } catch {
-            throw FinishingError(path: file.path, reason: "reading its fragments: \(error)")
+            var failure = FinishingError(path: file.path, reason: "reading its fragments: \(error)")
+            failure.fragmentsAreImpossible = error is FragmentSamples.TooManySamples
+            throw failure
         }
         if let dataEnd = layout.tornDataEnd {
             // A power cut took the end of the last fragment: its whole samples stay.

@@ -52,6 +52,11 @@ struct FragmentSamples {
         self.sampleLimit = min(sampleLimit, Self.maximumSamples)
     }
 
+    struct TooManySamples: Error, CustomStringConvertible {
+        let limit: Int
+        var description: String { "the fragments describe more than \(limit) samples, more than the file can hold" }
+    }
+
     /// ISO/IEC 14496-12 sample flags: sample_is_non_sync_sample.
     private static let nonSyncFlag: UInt32 = 0x0001_0000
 
@@ -101,9 +106,8 @@ struct FragmentSamples {
         // for it; a run without per-sample fields describes any count in no bytes, so the
         // samples are held to `sampleLimit` (the fuzz targets' findings: 2^32 - 1 samples in
         // one run, then millions over many runs of a 60 KB file).
-        guard count * fieldBytes <= cursor.remaining, count <= sampleLimit - samples.count else {
-            throw BoxCursor.Truncated(boxType: "trun")
-        }
+        guard count * fieldBytes <= cursor.remaining else { throw BoxCursor.Truncated(boxType: "trun") }
+        guard count <= sampleLimit - samples.count else { throw TooManySamples(limit: sampleLimit) }
         let first = samples.count
         samples.reserveCapacity(samples.count + count)
         for index in 0..<count {
