@@ -108,4 +108,26 @@ struct FuzzRegressionTests {
         #expect(record == nil)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
+
+    @Test("a trun whose data offset points before the file is damage, not a trap (the guided run's finding)")
+    func negativeDataOffset() throws {
+        let bytes = try Self.input("mp4-boxes", "negative-data-offset")
+        let defaults = try FragmentSamples.Defaults(movie: bytes)
+        var samples = FragmentSamples(sampleLimit: bytes.count)
+        var refused = 0
+        for moof in try ChildBox.children(of: bytes, in: 0..<bytes.count, parent: "file") where moof.type == "moof" {
+            do {
+                try samples.add(moof: Array(bytes[moof.range]), at: UInt64(moof.range.lowerBound), defaults: defaults)
+            } catch {
+                refused += 1
+            }
+        }
+        #expect(refused >= 1)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-regression-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("part").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(try Self.input("part-file", "negative-data-offset").dropFirst())))
+        #expect(throws: FinishingError.self) { try ChunkFinisher.finish(path: path, firstFrameEpochMs: 1_700_000_000_000) }
+    }
 }

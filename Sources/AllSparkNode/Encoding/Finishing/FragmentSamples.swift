@@ -99,7 +99,13 @@ struct FragmentSamples {
         let (version, flags) = try cursor.versionAndFlags()
         let count = Int(try cursor.uint32())
         var offset = following ?? baseOffset
-        if flags & 0x001 != 0 { offset = UInt64(Int64(bitPattern: baseOffset) + Int64(Int32(bitPattern: try cursor.uint32()))) }
+        if flags & 0x001 != 0 {
+            // A data offset before the file's start or past 2^63 is damage (it trapped: the
+            // guided fuzz targets' finding), not an offset.
+            let (moved, overflow) = Int64(bitPattern: baseOffset).addingReportingOverflow(Int64(Int32(bitPattern: try cursor.uint32())))
+            guard !overflow, moved >= 0, baseOffset <= UInt64(Int64.max) else { throw BoxCursor.Truncated(boxType: "trun") }
+            offset = UInt64(moved)
+        }
         let firstFlags = flags & 0x004 != 0 ? try cursor.uint32() : nil
         let fieldBytes = [0x100, 0x200, 0x400, 0x800].filter { flags & UInt32($0) != 0 }.count * 4
         // A count larger than the box could describe is damage, not a reason to reserve memory
@@ -123,7 +129,9 @@ struct FragmentSamples {
                 FragmentSample(
                     offset: offset, size: size, duration: duration, compositionOffset: composition,
                     isSync: sampleFlags & Self.nonSyncFlag == 0))
-            offset += UInt64(size)
+            let (next, overflow) = offset.addingReportingOverflow(UInt64(size))
+            guard !overflow else { throw BoxCursor.Truncated(boxType: "trun") }
+            offset = next
         }
         if count > 0 { runs.append(SampleRun(samples: first..<samples.count)) }
         return offset
