@@ -29,8 +29,7 @@ struct FuzzRegressionTests {
 
     @Test("an empty sidecar reads as no times, through the reader that does not leak on empty files")
     func emptySidecar() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-regression-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestFiles.makeDirectory("fuzz-regression")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("timestamps_1.000.txt").path
         #expect(FileManager.default.createFile(atPath: path, contents: Data(try Self.input("timestamps-file", "empty-file-leak"))))
@@ -42,8 +41,7 @@ struct FuzzRegressionTests {
 
     @Test("a config nested thousands deep is refused by name before Yams reads it (it overflowed the stack); the shipped one reads")
     func deeplyNestedConfig() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-regression-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestFiles.makeDirectory("fuzz-regression")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("node.yaml").path
         #expect(FileManager.default.createFile(atPath: path, contents: Data(try Self.input("config-file", "flow-nesting-stack-overflow"))))
@@ -81,8 +79,7 @@ struct FuzzRegressionTests {
 
     @Test("part files whose runs describe millions of samples in a few KB fail to finish at once, held to their size (a hang and a 96 GB reservation)")
     func partFilesWithImpossibleRuns() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-regression-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestFiles.makeDirectory("fuzz-regression")
         defer { try? FileManager.default.removeItem(at: directory) }
         for (target, name) in [("part-file", "many-runs-timeout"), ("part-recovery", "trun-count-oom")] {
             let input = try Self.input(target, name)
@@ -97,8 +94,7 @@ struct FuzzRegressionTests {
 
     @Test("start-up recovery removes a part whose fragments claim more samples than it has bytes, without handing it to libav (855 MB for 2.9 KB)")
     func impossiblePartIsRemovedUnread() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-regression-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestFiles.makeDirectory("fuzz-regression")
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = try Self.input("part-recovery", "trun-count-oom")
         let part = directory.appendingPathComponent(ChunkNaming.partFileName(stamp: "1795883878.653", format: .mp4))
@@ -123,8 +119,7 @@ struct FuzzRegressionTests {
             }
         }
         #expect(refused >= 1)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-regression-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try TestFiles.makeDirectory("fuzz-regression")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("part").path
         #expect(FileManager.default.createFile(atPath: path, contents: Data(try Self.input("part-file", "negative-data-offset").dropFirst())))
