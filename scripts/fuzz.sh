@@ -9,7 +9,8 @@
 # Corpora persist in .build-fuzz/corpus/<target> (seeded from Tests/Fuzz/seeds, the inputs
 # of past findings in Tests/Fuzz/regressions and, where
 # ../shared has them, the ONVIF framework's test files); findings go to
-# .build-fuzz/findings/<target>/ (crash-*, leak-*, timeout-*, oom-*); FUZZ_SCRATCH moves .build-fuzz.
+# .build-fuzz/findings/<target>/ (crash-*, leak-*, timeout-*, slow-unit-*, oom-*); FUZZ_SCRATCH
+# moves .build-fuzz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-10}
@@ -64,13 +65,15 @@ run_target() {
     # Every input a finding came from runs again first (the Swift suite holds them too).
     [ -d Tests/Fuzz/regressions/"$name" ] && seeds+=(Tests/Fuzz/regressions/"$name")
     [ -d "$extra/$name" ] && seeds+=("$extra/$name")
-    # -timeout: an input that takes that long is a hang; -rss_limit_mb bounds the process,
-    # and one allocation above -malloc_limit_mb is reported as a finding (oom-*).
+    # An input slower than FUZZ_TIMEOUT is kept (slow-unit-*) and judged alone at the end;
+    # -timeout, ten times that, stops the run only for one that never ends. -rss_limit_mb
+    # bounds the process, and one allocation above -malloc_limit_mb is a finding (oom-*).
     # The Swift runtime's own backtracer is off: libFuzzer reports a trap with its input.
     local files=/dev/shm/allspark-fuzz-$name-$$
     [ -d /dev/shm ] || files=$scratch/files/$name
     ALLSPARK_FUZZ_SCRATCH=$files SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0 \
-        "$scratch/bin/fuzz-$name" -max_total_time="$seconds" -runs="$runs" -timeout="$unit_timeout" \
+        "$scratch/bin/fuzz-$name" -max_total_time="$seconds" -runs="$runs" \
+        -timeout=$(( unit_timeout * 10 )) -report_slow_units="$unit_timeout" \
         -rss_limit_mb=2048 -malloc_limit_mb=512 -print_final_stats=1 \
         -artifact_prefix="$findings/" "$corpus" "${seeds[@]}" >"$scratch/logs/$name.log" 2>&1 || true
     rm -rf "$files"
@@ -79,12 +82,12 @@ export -f run_target
 export scratch binary seconds runs extra unit_timeout
 printf '%s\n' "${targets[@]}" | xargs -P "$jobs" -I{} bash -c 'run_target {}'
 
-# libFuzzer's timeout is wall-clock time: on a busy machine a starved process can pass it on
-# an input that takes milliseconds. Each timeout is run again alone, and counts as a hang
-# only if it still takes the limit; otherwise it is set aside as the load's, and said so.
+# libFuzzer's times are wall-clock: on a busy machine a starved process can pass the limit on
+# an input that takes milliseconds. Each slow input and timeout is run again alone, and counts
+# as a hang only if it still takes the limit; otherwise it is set aside as the load's, and said so.
 recheck_timeouts() {
     local name=$1 input took
-    for input in "$scratch/findings/$name"/timeout-*; do
+    for input in "$scratch/findings/$name"/timeout-* "$scratch/findings/$name"/slow-unit-*; do
         [ -e "$input" ] || continue
         took=$(ALLSPARK_FUZZ_SCRATCH=/dev/shm/allspark-fuzz-recheck-$$ SWIFT_BACKTRACE=enable=no \
             timeout 60 "$scratch/bin/fuzz-$name" "$input" 2>&1 | sed -n 's/^Executed .* in \([0-9]*\) ms$/\1/p')

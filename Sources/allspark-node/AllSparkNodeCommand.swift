@@ -9,4 +9,9 @@ struct AllSparkNodeCommand: AsyncParsableCommand {
         version: NodeVersion.current,
         subcommands: [RunCommand.self, ChunksCommand.self, HoldCommand.self, DevicesCommand.self, AnonymizeCommand.self, TokenCommand.self, ArchiveCommand.self, FleetCommand.self, ProbeCommand.self, VerifyCommand.self, SigningCommand.self],
         defaultSubcommand: RunCommand.self)
+
+    static func main() async {
+        LibavAllocationLimit.install()
+        await main(nil)
+    }
 }

@@ -1,3 +1,4 @@
+import CFFmpeg
 import Foundation
 import Logging
 import Testing
@@ -124,5 +125,26 @@ struct FuzzRegressionTests {
         let path = directory.appendingPathComponent("part").path
         #expect(FileManager.default.createFile(atPath: path, contents: Data(try Self.input("part-file", "negative-data-offset").dropFirst())))
         #expect(throws: FinishingError.self) { try ChunkFinisher.finish(path: path, firstFrameEpochMs: 1_700_000_000_000) }
+    }
+
+    @Test("libav may not ask for more than the node's bound in one allocation, so a 1.9 KB part cannot make its mov index 855 MB; recovery removes that part")
+    func libavAllocationsAreBounded() throws {
+        LibavAllocationLimit.install()
+        let tooLarge = av_malloc(LibavAllocationLimit.bytes + 1)
+        defer { av_free(tooLarge) }
+        #expect(tooLarge == nil)
+        let frameSized = av_malloc(12 << 20)
+        defer { av_free(frameSized) }
+        #expect(frameSized != nil)
+
+        let directory = try TestFiles.makeDirectory("fuzz-regression")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = try Self.input("part-recovery", "libav-index-855mb")
+        let part = directory.appendingPathComponent(ChunkNaming.partFileName(stamp: "1795883878.653", format: .mp4))
+        #expect(FileManager.default.createFile(atPath: part.path, contents: Data(input.dropFirst())))
+        let record = ChunkRecovery.recoverPart(
+            stamp: "1795883878.653", format: .mp4, in: directory, logger: Logger(label: "test"))
+        #expect(record == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 }

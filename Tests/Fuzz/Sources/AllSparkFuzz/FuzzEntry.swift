@@ -1,3 +1,4 @@
+import AllSparkNode
 import Foundation
 
 /// libFuzzer's two entry points. The target is chosen once, from the name the binary was
@@ -18,6 +19,8 @@ public func fuzzerInitialize(_ argc: UnsafeMutablePointer<Int32>, _ argv: Unsafe
         FileHandle.standardError.write(Data("no fuzz target '\(name)': start this binary as fuzz-<target> or set ALLSPARK_FUZZ_TARGET to one of: \(names)\n".utf8))
         exit(2)
     }
+    // The bounds the node's own entry point sets, so each target meets the node's libav.
+    LibavAllocationLimit.install()
     selected = target
     return 0
 }
