@@ -95,15 +95,22 @@ struct FuzzRegressionTests {
 
     @Test("start-up recovery removes a part whose fragments claim more samples than it has bytes, without handing it to libav (855 MB for 2.9 KB)")
     func impossiblePartIsRemovedUnread() throws {
+        let (record, left) = try Self.recoverPart("trun-count-oom")
+        #expect(record == nil)
+        #expect(left.isEmpty)
+    }
+
+    /// Recovers part-recovery's input `name` as a store's part file; returns the chunk and
+    /// what the store directory holds afterwards.
+    static func recoverPart(_ name: String) throws -> (ChunkRecord?, [String]) {
         let directory = try TestFiles.makeDirectory("fuzz-regression")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let input = try Self.input("part-recovery", "trun-count-oom")
+        let input = try Self.input("part-recovery", name)
         let part = directory.appendingPathComponent(ChunkNaming.partFileName(stamp: "1795883878.653", format: .mp4))
+        // The target's first byte picks the format; the rest is the file.
         #expect(FileManager.default.createFile(atPath: part.path, contents: Data(input.dropFirst())))
-        let record = ChunkRecovery.recoverPart(
-            stamp: "1795883878.653", format: .mp4, in: directory, logger: Logger(label: "test"))
-        #expect(record == nil)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        let record = ChunkRecovery.recoverPart(stamp: "1795883878.653", format: .mp4, in: directory, logger: Logger(label: "test"))
+        return (record, try FileManager.default.contentsOfDirectory(atPath: directory.path))
     }
 
     @Test("a trun whose data offset points before the file is damage, not a trap (the guided run's finding)")
@@ -137,14 +144,8 @@ struct FuzzRegressionTests {
         defer { av_free(frameSized) }
         #expect(frameSized != nil)
 
-        let directory = try TestFiles.makeDirectory("fuzz-regression")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let input = try Self.input("part-recovery", "libav-index-855mb")
-        let part = directory.appendingPathComponent(ChunkNaming.partFileName(stamp: "1795883878.653", format: .mp4))
-        #expect(FileManager.default.createFile(atPath: part.path, contents: Data(input.dropFirst())))
-        let record = ChunkRecovery.recoverPart(
-            stamp: "1795883878.653", format: .mp4, in: directory, logger: Logger(label: "test"))
+        let (record, left) = try Self.recoverPart("libav-index-855mb")
         #expect(record == nil)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        #expect(left.isEmpty)
     }
 }
