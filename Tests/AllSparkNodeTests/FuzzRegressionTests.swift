@@ -40,12 +40,14 @@ struct FuzzRegressionTests {
         #expect(throws: TextFile.Unreadable.self) { try TextFile.read(directory.appendingPathComponent("absent").path) }
     }
 
-    @Test("a config nested thousands deep is refused by name before Yams reads it (it overflowed the stack); the shipped one reads")
-    func deeplyNestedConfig() throws {
+    @Test(
+        "a config nested thousands deep is refused by name before Yams reads it (it overflowed the stack); the shipped one reads",
+        arguments: ["flow-nesting-stack-overflow", "spaced-question-markers-stack-overflow"])
+    func deeplyNestedConfig(finding: String) throws {
         let directory = try TestFiles.makeDirectory("fuzz-regression")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("node.yaml").path
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(try Self.input("config-file", "flow-nesting-stack-overflow"))))
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(try Self.input("config-file", finding))))
         #expect(throws: ConfigError.self) { try ConfigLoader.readYAML(path: path) }
         do {
             _ = try ConfigLoader.readYAML(path: path)
@@ -53,6 +55,8 @@ struct FuzzRegressionTests {
             #expect("\(error)".contains("nested deeper than 32 levels"))
         }
         #expect(YAMLNesting.depth(of: String(repeating: "- ", count: 5000) + "x") > YAMLNesting.maximumDepth)
+        #expect(YAMLNesting.depth(of: String(repeating: "?   ", count: 40) + "x") > YAMLNesting.maximumDepth)
+        #expect(YAMLNesting.depth(of: "a:\n  - b\n  - c: -1\n  -\n    d: x-y\n") == 3)
         let shipped = Self.regressions.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("config/allspark-node.yaml").path
         #expect(YAMLNesting.depth(of: try TextFile.read(shipped)) <= 3)

@@ -6,7 +6,7 @@ enum YAMLNesting {
     static let maximumDepth = 32
 
     /// An upper bound of the text's nesting: open flow brackets, plus the block levels that
-    /// indentation and `- ` / `? ` markers open on each line. Brackets inside quoted text
+    /// indentation and `-` / `?` markers open on each line. Brackets inside quoted text
     /// count too; a config with 32 of them in a value is refused, which no real one is.
     static func depth(of text: String) -> Int {
         var deepest = 0
@@ -21,13 +21,16 @@ enum YAMLNesting {
                 while let last = indents.last, last >= column { indents.removeLast() }
                 indents.append(column)
             }
+            // Each `-` or `?` followed by blanks or the line's end opens a level; YAML takes
+            // any run of blanks after one (`?   ?` nests two: the fuzz target's second finding).
             var markers = 0
             var position = column
-            while position + 1 < bytes.count, bytes[position] == UInt8(ascii: "-") || bytes[position] == UInt8(ascii: "?"),
-                bytes[position + 1] == UInt8(ascii: " ")
+            while position < bytes.count, bytes[position] == UInt8(ascii: "-") || bytes[position] == UInt8(ascii: "?"),
+                position + 1 == bytes.count || isBlank(bytes[position + 1])
             {
                 markers += 1
-                position += 2
+                position += 1
+                while position < bytes.count, isBlank(bytes[position]) { position += 1 }
             }
             for byte in bytes[position...] {
                 switch byte {
@@ -44,4 +47,6 @@ enum YAMLNesting {
         }
         return deepest
     }
+
+    private static func isBlank(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
 }
