@@ -110,7 +110,7 @@ struct FloodLimitTests {
     @Test("a connection with no whole request head in 10 s is answered 408 naming the timeout; one with a head is not")
     func requestHeadTimeout() throws {
         let limit = ConnectionLimit(maximum: 10)
-        let idle = try Self.activeChannel(ConnectionGuardHandler(limit: limit))
+        let idle = try Self.activeChannel(ConnectionGuardHandler(limit: limit, refusals: RefusalCounters()))
         try idle.writeInbound(ByteBuffer(string: "GET /api/status HTTP/1.1\r\nHost: x\r\n"))
         idle.embeddedEventLoop.advanceTime(by: .seconds(RequestHeadTimeout.seconds - 1))
         #expect(try Self.written(idle).isEmpty)
@@ -122,7 +122,7 @@ struct FloodLimitTests {
         idle.embeddedEventLoop.advanceTime(by: .seconds(LingeringClose.seconds))
         #expect(!idle.isActive)
 
-        let asking = try Self.activeChannel(ConnectionGuardHandler(limit: limit))
+        let asking = try Self.activeChannel(ConnectionGuardHandler(limit: limit, refusals: RefusalCounters()))
         try asking.writeInbound(ByteBuffer(string: "GET /api/status HTTP/1.1\r\nHost: x\r\n"))
         try asking.writeInbound(ByteBuffer(string: "\r\n"))
         asking.embeddedEventLoop.advanceTime(by: .seconds(RequestHeadTimeout.seconds * 3))
@@ -136,9 +136,9 @@ struct FloodLimitTests {
     @Test("past the connection limit a connection is answered 503 naming the limit; a closed one makes room")
     func connectionLimit() throws {
         let limit = ConnectionLimit(maximum: 2)
-        let first = try Self.activeChannel(ConnectionGuardHandler(limit: limit))
-        let second = try Self.activeChannel(ConnectionGuardHandler(limit: limit))
-        let third = try Self.activeChannel(ConnectionGuardHandler(limit: limit))
+        let first = try Self.activeChannel(ConnectionGuardHandler(limit: limit, refusals: RefusalCounters()))
+        let second = try Self.activeChannel(ConnectionGuardHandler(limit: limit, refusals: RefusalCounters()))
+        let third = try Self.activeChannel(ConnectionGuardHandler(limit: limit, refusals: RefusalCounters()))
         #expect(try Self.written(first).isEmpty && Self.written(second).isEmpty)
         let refusal = try Self.written(third)
         #expect(refusal.hasPrefix("HTTP/1.1 503 ") && refusal.contains("connection limit") && refusal.contains("Retry-After: 1"))
@@ -146,7 +146,7 @@ struct FloodLimitTests {
         try? third.writeInbound(ByteBuffer(string: "GET / HTTP/1.1\r\n\r\n"))
         #expect(try third.readInbound(as: ByteBuffer.self) == nil)
         _ = try first.finish()
-        let fourth = try Self.activeChannel(ConnectionGuardHandler(limit: limit))
+        let fourth = try Self.activeChannel(ConnectionGuardHandler(limit: limit, refusals: RefusalCounters()))
         #expect(try Self.written(fourth).isEmpty)
         #expect(limit.count == 2)
     }
@@ -159,7 +159,7 @@ struct FloodLimitTests {
 
     @Test("a body announced over 64 KiB is answered 413 naming the limit before any of it is read; a chunked one ends its connection")
     func bodyLimit() throws {
-        let channel = try Self.activeChannel(RequestBodyLimitHandler())
+        let channel = try Self.activeChannel(RequestBodyLimitHandler(refusals: RefusalCounters()))
         try channel.writeInbound(Self.request("/api/holds", length: 1 << 30))
         #expect(try channel.readInbound(as: HTTPRequestPart.self) == nil)
         guard case .head(let head) = try channel.readOutbound(as: HTTPResponsePart.self),
@@ -175,10 +175,10 @@ struct FloodLimitTests {
 
         // A body under the limit passes; one without a length that grows past it is passed up
         // to the part that crosses (the route refuses it) and the connection ends once answered.
-        let small = try Self.activeChannel(RequestBodyLimitHandler())
+        let small = try Self.activeChannel(RequestBodyLimitHandler(refusals: RefusalCounters()))
         try small.writeInbound(Self.request("/api/holds", length: 100))
         #expect(try small.readInbound(as: HTTPRequestPart.self) != nil)
-        let chunked = try Self.activeChannel(RequestBodyLimitHandler())
+        let chunked = try Self.activeChannel(RequestBodyLimitHandler(refusals: RefusalCounters()))
         try chunked.writeInbound(Self.request("/api/config", length: nil))
         for _ in 0..<3 { try chunked.writeInbound(HTTPRequestPart.body(ByteBuffer(repeating: 0x5B, count: 32 * 1024))) }
         var passed = 0

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import Testing
 @testable import AllSparkNode
 
@@ -34,17 +33,9 @@ struct OpenAPIDocumentTests {
 
     /// The router a running node serves, built from a real node's services (test pattern, no privacy).
     static func routes() throws -> [String] {
-        let store = try TestFiles.makeDirectory("openapi")
-        defer { try? FileManager.default.removeItem(at: store) }
-        var config = NodeConfig()
-        config.source = "testsrc"
-        config.privacy = "none"
-        config.storeDirectory = store.path
-        config.server.announce = false
-        var logger = Logger(label: "test-openapi")
-        logger.logLevel = .warning
-        let node = try CameraNode(config: config, logger: logger)
-        return NodeServer.routeList(NodeServer.makeRouter(services: node.services, logger: logger, openAPIDocument: documentPath))
+        try TestNode.withServices("openapi") { services, logger in
+            NodeServer.routeList(NodeServer.makeRouter(services: services, logger: logger, openAPIDocument: documentPath))
+        }
     }
 
     @Test("every route the node registers is documented, and every documented operation is routed")

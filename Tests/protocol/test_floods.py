@@ -39,6 +39,13 @@ def flood(node, run):
     return figures
 
 
+def refused(node, limit):
+    """The node's allspark_requests_refused_total{limit=...} from /metrics; None when it has none."""
+    prefix = f'allspark_requests_refused_total{{limit="{limit}"}} '
+    text = node.request("/metrics", headers=AUTH)[2].decode()
+    return next((float(line[len(prefix):]) for line in text.splitlines() if line.startswith(prefix)), None)
+
+
 def assert_recording_unharmed(figures):
     assert figures["alive"], "the node died"
     assert figures["framesLost"] == 0, figures
@@ -91,6 +98,8 @@ def test_two_hundred_websocket_peers_flooding_meet_the_peer_and_message_rate_lim
 
 
 def test_gigabyte_bodies_are_answered_413_naming_the_limit_before_they_are_read(recording):
+    assert refused(recording, "request_body_limit") == 0
+
     async def bodies():
         answers = []
         for path, method in [("/api/holds", "POST"), ("/api/config", "PUT"), ("/api/fleet/exports", "POST"), ("/api/status", "GET")]:
@@ -109,6 +118,9 @@ def test_gigabyte_bodies_are_answered_413_naming_the_limit_before_they_are_read(
     # Without a length: the route's own 413, and the connection ends.
     assert chunked["status"] == 413 and chunked["closed"] and "this route's limit" in chunked["body"]["message"], chunked
     assert chunked["bodyBytesSentBeforeAnswer"] < 64 << 20, chunked
+    # Each counted once in /metrics, under its limit; no other limit refused anything.
+    assert refused(recording, "request_body_limit") == len(announced) + 1
+    assert refused(recording, "hold_count_limit") == 0 and refused(recording, "connection_limit") == 0
     assert_recording_unharmed(figures)
 
 
@@ -131,4 +143,5 @@ def test_ten_thousand_holds_meet_the_hold_count_limit(recording):
     refusal = result["refusals"][409]
     assert refusal["status"] == "error" and refusal["limit"] == 1000 and "hold count limit" in refusal["message"], refusal
     assert result["listed"] == 1000
+    assert refused(recording, "hold_count_limit") == 9000
     assert_recording_unharmed(figures)

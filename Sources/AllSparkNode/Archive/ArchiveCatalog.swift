@@ -26,13 +26,16 @@ public final class ArchiveCatalog: Sendable {
     let client: S3Client
     let layout: ArchiveLayout
     let fetchDirectory: URL
+    /// The node's, where a range listing past `BucketListingLimit` is counted; nil for the command line's.
+    private let refusals: RefusalCounters?
     private let logger: Logger
     private let known = Mutex<[String: ArchiveManifest]>([:])
 
-    init(client: S3Client, layout: ArchiveLayout, fetchDirectory: URL, logger: Logger) {
+    init(client: S3Client, layout: ArchiveLayout, fetchDirectory: URL, refusals: RefusalCounters? = nil, logger: Logger) {
         self.client = client
         self.layout = layout
         self.fetchDirectory = fetchDirectory
+        self.refusals = refusals
         self.logger = logger
     }
 
@@ -61,12 +64,17 @@ public final class ArchiveCatalog: Sendable {
         let lastKey = layout.manifestKey(stamp: ChunkNaming.stamp(forMs: min(endMs, Int64(UploadTimeRange.latestSeconds * 1000))))
         var found: [ArchiveManifest] = []
         // At most `BucketListingLimit.maximumKeys` keys: a bucket others write to may hold any number in a range.
-        try await BucketListingLimit.forEachPage(of: client, prefix: layout.manifestsPrefix, startAfter: firstKey) { page in
-            let keys = page.filter { $0 <= lastKey }
-            // One round trip each (~45 ms on a LAN radosgw): read side by side, not in turn.
-            let manifests = try await BoundedTasks.map(keys, limit: Self.manifestReadsAtOnce) { try await self.manifest(at: $0) }
-            found += manifests.compactMap { $0 }.filter { $0.record.overlaps(startMs: startMs, endMs: endMs) }
-            return keys.count == page.count
+        do {
+            try await BucketListingLimit.forEachPage(of: client, prefix: layout.manifestsPrefix, startAfter: firstKey) { page in
+                let keys = page.filter { $0 <= lastKey }
+                // One round trip each (~45 ms on a LAN radosgw): read side by side, not in turn.
+                let manifests = try await BoundedTasks.map(keys, limit: Self.manifestReadsAtOnce) { try await self.manifest(at: $0) }
+                found += manifests.compactMap { $0 }.filter { $0.record.overlaps(startMs: startMs, endMs: endMs) }
+                return keys.count == page.count
+            }
+        } catch let tooLong as BucketListingTooLong {
+            refusals?.count(.bucketListingLimit)
+            throw tooLong
         }
         return found.sorted { $0.firstFrameMs < $1.firstFrameMs }
     }

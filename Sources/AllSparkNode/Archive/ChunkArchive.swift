@@ -20,7 +20,8 @@ public final class ChunkArchive: Sendable {
     private let ageDeletions: Mutex<ArchiveDeletionLog>
 
     /// - Throws: when the settings cannot work (a malformed endpoint or bucket, no credentials).
-    public init(settings: ArchiveSettings, nodeName: String, storeDirectory: URL, logger: Logger) throws {
+    /// - Parameter refusals: the node's, where the catalog counts range listings past `BucketListingLimit`.
+    public init(settings: ArchiveSettings, nodeName: String, storeDirectory: URL, refusals: RefusalCounters? = nil, logger: Logger) throws {
         let prefix = settings.resolvedPrefix(clientName: nodeName)
         guard ArchiveSettings.isValidPrefix(prefix) else {
             throw ArchiveError(description: "archive.prefix must be a relative key path without empty, . or .. segments, got \"\(prefix)\"")
@@ -34,7 +35,9 @@ public final class ChunkArchive: Sendable {
         self.storeDirectory = storeDirectory
         self.logger = logger
         ageDeletions = Mutex(ArchiveDeletionLog.read(storeDirectory: storeDirectory.path))
-        catalog = ArchiveCatalog(client: client, layout: layout, fetchDirectory: storeDirectory.appendingPathComponent(ArchiveCatalog.fetchDirectoryName), logger: logger)
+        catalog = ArchiveCatalog(
+            client: client, layout: layout, fetchDirectory: storeDirectory.appendingPathComponent(ArchiveCatalog.fetchDirectoryName),
+            refusals: refusals, logger: logger)
         logger.notice("archive: chunks go to \(client.bucketDescription) under \(prefix) (\(client.signer.credentials))")
     }
 

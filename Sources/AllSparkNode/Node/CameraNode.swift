@@ -31,12 +31,16 @@ public struct CameraNode: Sendable {
         let recorder = Recorder(
             config: config, store: store, logger: logger, liveVideo: liveVideo, signing: signing, makeMasker: privacy.makeMasker)
         let live = LiveConfiguration(config: config, recorder: recorder, logger: logger)
+        // The services' own, made first so that the archive's catalog counts into it too.
+        let refusals = RefusalCounters()
         let archive = try config.archive.isEnabled
             ? ChunkArchive(
                 settings: config.archive, nodeName: nodeName,
-                storeDirectory: store.directory, logger: logger)
+                storeDirectory: store.directory, refusals: refusals, logger: logger)
             : nil
-        let services = NodeServices(live: live, store: store, recorder: recorder, liveVideo: liveVideo, privacy: privacy.counters, access: access, archive: archive)
+        let services = NodeServices(
+            live: live, store: store, recorder: recorder, liveVideo: liveVideo, privacy: privacy.counters, access: access, archive: archive,
+            refusals: refusals)
         recorder.onChunkSaved { record in
             archive?.chunkSaved(record)
             let status = recorder.status

@@ -18,6 +18,8 @@ public struct ProtocolSession: Sendable {
     /// Where ranges beyond the ring are read from, when the node archives.
     let archive: ArchiveCatalog?
     let logger: Logger
+    /// Where the messages `MessageRateLimit` holds back are counted (the server role's).
+    let refusals: RefusalCounters?
     /// Called with the peer's clientInfo name (server role).
     var onClientInfo: @Sendable (String) -> Void = { _ in }
     /// Called with each command the session accepts, for status pages.
@@ -34,7 +36,7 @@ public struct ProtocolSession: Sendable {
 
     init(
         role: Role, live: LiveConfiguration, store: ChunkStore, uploader: FileUploader, archive: ArchiveCatalog? = nil, logger: Logger,
-        publishFootage: @escaping @Sendable (Int64) async -> [String]
+        refusals: RefusalCounters? = nil, publishFootage: @escaping @Sendable (Int64) async -> [String]
     ) {
         self.archive = archive
         self.role = role
@@ -43,6 +45,7 @@ public struct ProtocolSession: Sendable {
         self.store = store
         self.uploader = uploader
         self.logger = logger
+        self.refusals = refusals
     }
 
     /// Runs until the peer disconnects. `outbox` may already hold greeting messages.
@@ -65,6 +68,7 @@ public struct ProtocolSession: Sendable {
                 for try await message in inbound.messages(maxSize: Self.maximumIncomingMessageBytes) {
                     handle(message, outbox: outbox, acknowledgements: acknowledgements)
                     if let wait = rate?.take(), wait > .zero {
+                        refusals?.count(.messageRateLimit)
                         if !told {
                             told = true
                             logger.notice("a WebSocket peer sends faster than \(Int(MessageRateLimit.perSecond)) messages a second; read at that rate")

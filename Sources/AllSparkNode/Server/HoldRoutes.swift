@@ -14,6 +14,7 @@ struct HoldRoutes {
                 let placement = try await services.holdPlacements.place(try Self.request(from: String(buffer: body)), in: services.store)
                 return JSONResponse.make(placement.json, status: .created)
             } catch let error as HoldError {
+                if case .tooMany = error { services.refusals.count(.holdCountLimit) }
                 return Self.response(for: error)
             }
         }

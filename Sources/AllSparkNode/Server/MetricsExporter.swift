@@ -17,6 +17,8 @@ final class MetricsExporter: Sendable {
     private let liveViewers: [LiveCounters.Kind: Gauge]
     private let liveBytes: [LiveCounters.Kind: Counter]
     private let liveSkips: [LiveCounters.Kind: Counter]
+    /// What each of the node's limits refused (label limit), from `RefusalCounters`.
+    private let refused: [RefusalCounters.Limit: Counter]
 
     private static var counterDescriptors: [MetricNameDescriptor] {
         [
@@ -110,6 +112,15 @@ final class MetricsExporter: Sendable {
         self.liveViewers = liveViewers
         self.liveBytes = liveBytes
         self.liveSkips = liveSkips
+        var refused: [RefusalCounters.Limit: Counter] = [:]
+        for limit in RefusalCounters.Limit.allCases {
+            refused[limit] = registry.makeCounter(
+                descriptor: Self.metric(
+                    "requests_refused", unit: "total",
+                    help: "Connections, requests, WebSocket peers and messages, holds and bucket listings a limit refused (label limit)"),
+                labels: [("limit", limit.rawValue)])
+        }
+        self.refused = refused
         detectorInfo = registry.makeGauge(
             name: "allspark_privacy_detector_info", labels: [("detector", services.privacy.detector)],
             help: "The face detector the privacy pass searches with (label detector)")
@@ -158,12 +169,15 @@ final class MetricsExporter: Sendable {
             "allspark_upload_bytes_total": services.uploads.bytesUploaded,
             "allspark_upload_files_total": Int64(services.uploads.filesUploaded),
         ]
-        var liveTotals: [(key: String, counter: Counter?, total: Int64)] = []
+        var labelledTotals: [(key: String, counter: Counter?, total: Int64)] = []
         for kind in LiveCounters.Kind.allCases {
             let live = services.liveVideo.totals(kind)
             liveViewers[kind]?.set(to: Double(live.viewers))
-            liveTotals.append(("live_bytes_\(kind)", liveBytes[kind], Int64(live.bytesSent)))
-            liveTotals.append(("live_skips_\(kind)", liveSkips[kind], Int64(live.skips)))
+            labelledTotals.append(("live_bytes_\(kind)", liveBytes[kind], Int64(live.bytesSent)))
+            labelledTotals.append(("live_skips_\(kind)", liveSkips[kind], Int64(live.skips)))
+        }
+        for limit in RefusalCounters.Limit.allCases {
+            labelledTotals.append(("refused_\(limit.rawValue)", refused[limit], Int64(services.refusals.total(limit))))
         }
         exported.withLock { exported in
             for (name, total) in totals {
@@ -173,7 +187,7 @@ final class MetricsExporter: Sendable {
                     exported[name] = total
                 }
             }
-            for (key, counter, total) in liveTotals {
+            for (key, counter, total) in labelledTotals {
                 let delta = total - exported[key, default: 0]
                 if delta > 0 {
                     counter?.increment(by: delta)

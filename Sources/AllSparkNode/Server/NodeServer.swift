@@ -59,7 +59,8 @@ public enum NodeServer {
         let webSocketConfiguration = WebSocketServerConfiguration(
             maxFrameSize: maximumIncomingFrameBytes, closeTimeout: .seconds(webSocketCloseTimeoutSeconds))
         let plain = GuardedHTTPServer.builder(
-            webSocketResponder: webSocketRouter.buildResponder(), webSocket: webSocketConfiguration, limit: services.connections)
+            webSocketResponder: webSocketRouter.buildResponder(), webSocket: webSocketConfiguration, limit: services.connections,
+            refusals: services.refusals)
         let server: HTTPServerBuilder
         if settings.usesTLS {
             let certificates = try NIOSSLCertificate.fromPEMFile(settings.tlsCertificate).map { NIOSSLCertificateSource.certificate($0) }

@@ -11,6 +11,8 @@ public struct NodeServices: Sendable {
     public let peers: PeerRegistry
     /// The port's open connections, against `ConnectionLimit.defaultMaximum`.
     let connections = ConnectionLimit()
+    /// What the limits refused (connections, requests, peers, holds, listings), for /metrics.
+    let refusals: RefusalCounters
     /// `POST /api/holds`, one placement at a time.
     let holdPlacements = HoldPlacementQueue()
     public let uploads: UploadCounters
@@ -29,10 +31,12 @@ public struct NodeServices: Sendable {
     public init(
         live: LiveConfiguration, store: ChunkStore, recorder: Recorder, liveVideo: LiveVideo, privacy: PrivacyCounters,
         peers: PeerRegistry = PeerRegistry(), uploads: UploadCounters = UploadCounters(),
-        uplinkState: UplinkStateBox = UplinkStateBox(), access: AccessPolicy = .open, archive: ChunkArchive? = nil
+        uplinkState: UplinkStateBox = UplinkStateBox(), access: AccessPolicy = .open, archive: ChunkArchive? = nil,
+        refusals: RefusalCounters = RefusalCounters()
     ) {
         self.access = access
         self.archive = archive
+        self.refusals = refusals
         self.live = live
         self.store = store
         self.recorder = recorder
@@ -55,7 +59,7 @@ public struct NodeServices: Sendable {
     func session(role: ProtocolSession.Role, logger: Logger) -> ProtocolSession {
         let recorder = recorder
         return ProtocolSession(
-            role: role, live: live, store: store, uploader: uploader, archive: archive?.catalog, logger: logger,
+            role: role, live: live, store: store, uploader: uploader, archive: archive?.catalog, logger: logger, refusals: refusals,
             publishFootage: { throughMs in await recorder.publishFootage(throughMs: throughMs) })
     }
 }

@@ -56,6 +56,7 @@ struct WebSocketEndpoint {
         // Rotated between the upgrade check and now: the session ends before it starts.
         guard let generation = services.access.generation(ifCurrent: offered) else { return }
         guard let id = peers.admit(address: address, outbox: outbox, tokenGeneration: generation, maximum: WebSocketPeerLimit.maximum) else {
+            services.refusals.count(.webSocketPeerLimit)
             context.logger.notice("WebSocket peer from \(address) refused: \(WebSocketPeerLimit.maximum) peers connected (WebSocket peer limit)")
             try await outbound.writeTextMessage(
                 ProtocolMessage.status(false, WebSocketPeerLimit.refusal, extra: ["limit": .number(Double(WebSocketPeerLimit.maximum))]))

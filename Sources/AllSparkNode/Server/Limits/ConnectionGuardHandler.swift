@@ -3,9 +3,10 @@ import NIOCore
 /// First in every connection's pipeline (after TLS, before HTTP), on its bytes: counts the
 /// connection against `ConnectionLimit` (past it, a 503 naming the limit, then close) and
 /// closes with a 408 naming `RequestHeadTimeout` a connection whose first request head is
-/// not whole in time (idle or slowloris). Both answers are written before anything above
-/// has seen a request, so they cannot cut into another answer. Once the first head is in
-/// (an empty line seen), the bytes pass untouched: a WebSocket the same as HTTP.
+/// not whole in time (idle or slowloris), each refusal counted in `RefusalCounters`. Both
+/// answers are written before anything above has seen a request, so they cannot cut into
+/// another answer. Once the first head is in (an empty line seen), the bytes pass
+/// untouched: a WebSocket the same as HTTP.
 final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -16,6 +17,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private enum State { case new, admitted, answered, released }
 
     private let limit: ConnectionLimit
+    private let refusals: RefusalCounters
     private let headTimeout: TimeAmount
     private var state = State.new
     private var headSeen = false
@@ -24,8 +26,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
     private var timer: Scheduled<Void>?
     private var droppedBytes = 0
 
-    init(limit: ConnectionLimit, headTimeout: TimeAmount = .seconds(RequestHeadTimeout.seconds)) {
+    init(limit: ConnectionLimit, refusals: RefusalCounters, headTimeout: TimeAmount = .seconds(RequestHeadTimeout.seconds)) {
         self.limit = limit
+        self.refusals = refusals
         self.headTimeout = headTimeout
     }
 
@@ -73,6 +76,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         guard state == .new else { return }
         guard limit.admit() else {
             state = .answered
+            refusals.count(.connectionLimit)
             answer(context: context, status: "503 Service Unavailable", message: limit.refusal, extra: "Retry-After: 1\r\n")
             return
         }
@@ -85,6 +89,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
             // Answered: no longer counted (it closes within LingeringClose.seconds), its bytes dropped.
             handler.limit.release()
             handler.state = .answered
+            handler.refusals.count(.requestHeadTimeout)
             handler.answer(context: context, status: "408 Request Timeout", message: RequestHeadTimeout.refusal, extra: "")
         }
     }

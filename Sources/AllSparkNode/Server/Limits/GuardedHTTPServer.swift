@@ -13,11 +13,12 @@ struct GuardedHTTPServer<Inner: ServerChildChannel>: ServerChildChannel {
 
     let inner: Inner
     let limit: ConnectionLimit
+    let refusals: RefusalCounters
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
             try channel.syncOptions?.setOption(.recvAllocator, value: ConnectionReadSize.allocator)
-            try channel.pipeline.syncOperations.addHandler(ConnectionGuardHandler(limit: limit))
+            try channel.pipeline.syncOperations.addHandler(ConnectionGuardHandler(limit: limit, refusals: refusals))
         }.flatMap {
             inner.setup(channel: channel, logger: logger)
         }
@@ -28,15 +29,16 @@ struct GuardedHTTPServer<Inner: ServerChildChannel>: ServerChildChannel {
     }
 
     static func builder<WebSocketResponder: HTTPResponder>(
-        webSocketResponder: WebSocketResponder, webSocket: WebSocketServerConfiguration, limit: ConnectionLimit
+        webSocketResponder: WebSocketResponder, webSocket: WebSocketServerConfiguration, limit: ConnectionLimit,
+        refusals: RefusalCounters
     ) -> HTTPServerBuilder where WebSocketResponder.Context: WebSocketRequestContext, Inner == HTTP1WebSocketUpgradeChannel {
         let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [RequestBodyLimitHandler()], idleTimeout: .seconds(IdleConnectionTimeout.seconds))
+            additionalChannelHandlers: [RequestBodyLimitHandler(refusals: refusals)], idleTimeout: .seconds(IdleConnectionTimeout.seconds))
         return HTTPServerBuilder { responder in
             GuardedHTTPServer(
                 inner: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: webSocketResponder, configuration: .init(http1: http1, ws: webSocket)),
-                limit: limit)
+                limit: limit, refusals: refusals)
         }
     }
 }

@@ -15,6 +15,7 @@ final class RequestBodyLimitHandler: ChannelDuplexHandler, RemovableChannelHandl
     typealias OutboundOut = HTTPResponsePart
 
     private let maximumBytes: Int
+    private let refusals: RefusalCounters
     /// Requests passed up whose answers have not ended.
     private var answering = 0
     private var bodyBytes = 0
@@ -24,8 +25,9 @@ final class RequestBodyLimitHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var refusedLength: Int?
     private var droppedBytes = 0
 
-    init(maximumBytes: Int = RequestBodyLimit.maximumBytes) {
+    init(maximumBytes: Int = RequestBodyLimit.maximumBytes, refusals: RefusalCounters) {
         self.maximumBytes = maximumBytes
+        self.refusals = refusals
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -41,6 +43,7 @@ final class RequestBodyLimitHandler: ChannelDuplexHandler, RemovableChannelHandl
         case .head(let head):
             if let announced = head.headerFields[.contentLength].flatMap(Int.init), announced > maximumBytes {
                 closing = true
+                refusals.count(.requestBodyLimit)
                 refusedLength = announced
                 if answering == 0 { refuse(context: context) }
                 return
@@ -52,6 +55,7 @@ final class RequestBodyLimitHandler: ChannelDuplexHandler, RemovableChannelHandl
             if bodyBytes > maximumBytes {
                 // This part still goes up, so that a route reading the body refuses it with its 413.
                 closing = true
+                refusals.count(.requestBodyLimit)
                 context.fireChannelRead(data)
                 if answering == 0 { LingeringClose.start(context.channel) }
                 return
