@@ -152,4 +152,28 @@ struct FuzzRegressionTests {
         #expect(record == nil)
         #expect(left.isEmpty)
     }
+
+    @Test("a part whose durations times its movie's time scale pass 64 bits fails to finish, instead of trapping (the campaign's finding)")
+    func durationPastSixtyFourBits() throws {
+        let directory = try TestFiles.makeDirectory("fuzz-regression")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = try Self.input("part-file", "duration-times-scale-overflow")
+        let path = directory.appendingPathComponent("part").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(input.dropFirst())))
+        #expect(throws: FinishingError.self) {
+            try ChunkFinisher.finish(path: path, firstFrameEpochMs: 1_700_000_000_000, keepingIntactPrefix: input[0] & 1 == 1)
+        }
+    }
+
+    @Test("a recovered part whose time stamps run backwards takes its times from its name and packets: a chunk never ends before it starts")
+    func timeStampsOutOfOrder() throws {
+        let (record, left) = try Self.recoverPart("time-stamps-out-of-order")
+        let recovered = try #require(record)
+        #expect(recovered.frameCount > 0)
+        #expect(recovered.startMs == 1_795_883_878_653)
+        #expect(recovered.startMs <= recovered.endMs)
+        #expect(left.sorted() == [recovered.fileName, ChunkNaming.timestampsFileName(stamp: "1795883878.653")].sorted())
+        #expect(ChunkFrameTimes.offset([0, 40, 80], by: Int64.max - 50) == nil)
+        #expect(ChunkFrameTimes.offset([0, 40], by: 1000) == [1000, 1040])
+    }
 }

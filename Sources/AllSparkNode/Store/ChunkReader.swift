@@ -55,15 +55,17 @@ final class ChunkReader {
         return count
     }
 
-    /// Presentation times of all intact frames in ms, ascending, relative to the first frame.
-    func frameTimesMs() -> [Int64] {
+    /// Presentation times of all intact frames in ms, ascending, relative to the first frame;
+    /// nil when they span more than Int64 holds, which only damage makes.
+    func frameTimesMs() -> [Int64]? {
         var times: [Int64] = []
         forEachPacket { packet in
             let pts = packet.pointee.pts != allspark_nopts_value() ? packet.pointee.pts : packet.pointee.dts
             times.append(av_rescale_q(pts, timeBase, AVRational(num: 1, den: 1000)))
         }
         times.sort()
-        guard let first = times.first else { return [] }
+        guard let first = times.first, let last = times.last else { return [] }
+        guard !last.subtractingReportingOverflow(first).overflow else { return nil }
         return times.map { $0 - first }
     }
 }

@@ -27,14 +27,14 @@ enum ChunkRecovery {
         let temporaryPath = directory.appendingPathComponent(".\(chunkName).tmp").path
         do {
             let relativeTimes = try remux(from: partPath, to: temporaryPath, format: format)
-            guard !relativeTimes.isEmpty else {
+            guard let frameTimes = ChunkFrameTimes.offset(relativeTimes, by: startMs) else {
                 unlink(temporaryPath)
                 logger.warning("removed \(partPath): no intact frame in it")
                 return nil
             }
             try ChunkFinisher.finish(path: temporaryPath, firstFrameEpochMs: startMs)
             let record = try TimestampsFile.write(
-                frameTimesMs: relativeTimes.map { startMs + $0 }, stamp: stamp, format: format,
+                frameTimesMs: frameTimes, stamp: stamp, format: format,
                 chunkTemporaryPath: temporaryPath, in: directory)
             logger.notice("recovered \(record.fileName) from an unfinished chunk: \(record.frameCount) frames")
             return record
@@ -94,14 +94,26 @@ enum ChunkRecovery {
             let pts = packet.pointee.pts != allspark_nopts_value() ? packet.pointee.pts : packet.pointee.dts
             let first = firstPts ?? pts
             firstPts = first
-            packet.pointee.pts = av_rescale_q(pts - first, reader.timeBase, millisecond)
-            packet.pointee.dts = av_rescale_q(packet.pointee.dts - first, reader.timeBase, millisecond)
+            let (ptsOffset, ptsOverflow) = pts.subtractingReportingOverflow(first)
+            let dts = packet.pointee.dts != allspark_nopts_value() ? packet.pointee.dts : pts
+            let (dtsOffset, dtsOverflow) = dts.subtractingReportingOverflow(first)
+            guard !ptsOverflow, !dtsOverflow else { throw RemuxError.timesOverflow }
+            packet.pointee.pts = av_rescale_q(ptsOffset, reader.timeBase, millisecond)
+            packet.pointee.dts = av_rescale_q(dtsOffset, reader.timeBase, millisecond)
             packet.pointee.duration = av_rescale_q(packet.pointee.duration, reader.timeBase, millisecond)
             times.append(packet.pointee.pts)
             try muxer!.write(packet)
         }
         try muxer?.finish()
-        let earliest = times.min() ?? 0
-        return times.sorted().map { $0 - earliest }
+        times.sort()
+        guard let earliest = times.first, let latest = times.last, !latest.subtractingReportingOverflow(earliest).overflow else {
+            return []
+        }
+        return times.map { $0 - earliest }
+    }
+
+    enum RemuxError: Error, CustomStringConvertible {
+        case timesOverflow
+        var description: String { "its packets' times lie further apart than 64 bits count" }
     }
 }

@@ -21,7 +21,13 @@ struct ProgressiveMovieBox {
         let movieTimeScale = try Self.timeScale(of: mvhd, in: movie)
         let mediaTimeScale = try mediaHeaderTimeScale(children)
         guard movieTimeScale > 0, mediaTimeScale > 0 else { throw Malformed("a time scale is 0") }
-        let movieDuration = (tables.mediaDuration * UInt64(movieTimeScale) + UInt64(mediaTimeScale) / 2) / UInt64(mediaTimeScale)
+        // The media duration in the movie's time scale, rounded; a damaged part's durations
+        // and scales can put the product past 64 bits.
+        let (scaled, overflow) = tables.mediaDuration.multipliedReportingOverflow(by: UInt64(movieTimeScale))
+        guard !overflow, scaled <= UInt64.max - UInt64(mediaTimeScale) / 2 else {
+            throw Malformed("its duration does not fit 64 bits in the movie's time scale")
+        }
+        let movieDuration = (scaled + UInt64(mediaTimeScale) / 2) / UInt64(mediaTimeScale)
         var writer = BoxWriter()
         try writer.box("moov") { moovWriter in
             for child in children {
