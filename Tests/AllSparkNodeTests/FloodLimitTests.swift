@@ -9,8 +9,9 @@ import Testing
 
 /// The limits that keep floods from costing frames (issue 49, part 5), each alone: the
 /// connection guard and the body limit on an in-memory channel, the WebSocket message rate,
-/// the hold count, and a bucket listing of 100,000 keys read through a stand-in. Against a
-/// recording node: Tests/protocol/test_floods.py.
+/// the hold count, and a bucket listing of 100,000 keys (and of 100,000 multipart uploads
+/// left open) read through a stand-in. Against a recording node: Tests/protocol/test_floods.py
+/// and bench/floods.py (its bucket flood against radosgw).
 @Suite("flood limits")
 struct FloodLimitTests {
     /// A bucket listing of `count` keys, served a page at a time as ListObjectsV2 does.
@@ -56,6 +57,54 @@ struct FloodLimitTests {
         let stopped = ManyKeys(count: 100_000)
         try await BucketListingLimit.forEachPage(of: stopped, prefix: "m/") { _ in false }
         #expect(stopped.pagesAsked.load(ordering: .relaxed) == 1)
+    }
+
+    /// `count` multipart uploads left open, served a page at a time after the marker (the last
+    /// upload of the page before) as ListMultipartUploads does.
+    final class OpenUploads: MultipartUploadListingSource {
+        let count: Int
+        let pagesAsked = Atomic<Int>(0)
+        let largestPage = Atomic<Int>(0)
+
+        init(count: Int) { self.count = count }
+
+        static func upload(_ index: Int) -> S3Client.MultipartUpload {
+            S3Client.MultipartUpload(key: "p/chunk_\(String(format: "%08d", index)).mp4", uploadId: "upload-\(index)")
+        }
+
+        func listMultipartUploads(prefix: String, after marker: S3Client.MultipartUpload?, maxUploads: Int) async throws -> S3Client.UploadPage {
+            pagesAsked.add(1, ordering: .relaxed)
+            let first = marker.flatMap { Int($0.uploadId.dropFirst("upload-".count)) }.map { $0 + 1 } ?? 0
+            let last = min(count, first + maxUploads)
+            largestPage.max(last - first, ordering: .relaxed)
+            let uploads = (first..<last).map(Self.upload)
+            return S3Client.UploadPage(uploads: uploads, nextMarker: last < count ? uploads.last : nil)
+        }
+    }
+
+    @Test("100,000 multipart uploads left open are listed a page after another and stop at the listing limit, naming it")
+    func openUploadListingIsBounded() async throws {
+        let open = OpenUploads(count: 100_000)
+        var handed: [S3Client.MultipartUpload] = []
+        await #expect(throws: BucketListingTooLong(prefix: "p/", limit: BucketListingLimit.maximumKeys)) {
+            try await BucketListingLimit.forEachUploadPage(of: open, prefix: "p/") { uploads in
+                handed += uploads
+                return true
+            }
+        }
+        // Each page starts after the one before: the first 5,000, none twice, a page of 1,000 asked at a time.
+        #expect(handed == (0..<BucketListingLimit.maximumKeys).map(OpenUploads.upload))
+        #expect(open.pagesAsked.load(ordering: .relaxed) == BucketListingLimit.maximumKeys / 1000)
+        #expect(open.largestPage.load(ordering: .relaxed) == 1000)
+
+        // Under the limit, every one of them.
+        let few = OpenUploads(count: 1_500)
+        var all: [S3Client.MultipartUpload] = []
+        try await BucketListingLimit.forEachUploadPage(of: few, prefix: "p/") { uploads in
+            all += uploads
+            return true
+        }
+        #expect(all == (0..<1_500).map(OpenUploads.upload))
     }
 
     @Test("a WebSocket peer's messages: a burst of 20 at once, then 10 a second")

@@ -1,16 +1,19 @@
 """The floods of issue 49 (part 5), as asyncio peers on loopback, for Tests/protocol/test_floods.py
 and bench/floods.py: idle connections held open, WebSocket peers sending as fast as they can,
-1 GB request bodies, JSON nested 100,000 deep, 10,000 holds. Each returns what the node
-answered; `measure` runs one beside the token holder's own requests and samples the node's
-memory, and `recorder_losses` reads what the recorder lost."""
+1 GB request bodies, JSON nested 100,000 deep, 10,000 holds, and a bucket of 100,000 archive
+keys asked for by every route that lists the archive. Each returns what the node answered;
+`measure` runs one beside the token holder's own requests and samples the node's memory, and
+`recorder_losses` reads what the recorder lost."""
 import asyncio
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import aiohttp
 
 from node_harness import peak_rss_mib, rss_mib
+from wsclient import Peer
 
 GIB = 1 << 30
 
@@ -325,3 +328,61 @@ async def many_holds(node, token, start_s, end_s, count=10_000, at_once=16):
         async with session.get(node.url("/api/holds"), headers=auth) as response:
             listed = len((await response.json())["holds"])
     return {"requested": count, "statuses": statuses, "refusals": messages, "listed": listed}
+
+
+def flood_manifests(prefix, start_ms, count, step_ms=2000):
+    """(key, body) of `count` manifests of back-to-back chunks from `start_ms`, `step_ms` each,
+    under the archive `prefix`, as another writer to the bucket could leave them: the node's own
+    format, tiny (the chunks they name are not there)."""
+    for index in range(count):
+        first_ms = start_ms + index * step_ms
+        stamp = f"{first_ms // 1000}.{first_ms % 1000:03d}"
+        manifest = {"manifestVersion": 1, "node": "flood", "stamp": stamp, "format": "mp4", "chunkFile": f"chunk_{stamp}.mp4",
+                    "timestampsFile": f"timestamps_{stamp}.txt", "firstFrameMs": first_ms, "lastFrameMs": first_ms + step_ms - 1,
+                    "frames": 30, "chunkBytes": 1, "timestampsBytes": 1, "chunkSHA256": "0" * 64, "timestampsSHA256": "0" * 64,
+                    "archivedAtMs": first_ms + step_ms}
+        yield f"{prefix}manifests/{stamp}.json", json.dumps(manifest).encode()
+
+
+def put_objects(s3, bucket, objects, workers=32):
+    """PUTs every (key, body) of `objects`, `workers` at once. Returns how many and how long it took."""
+    started = time.monotonic()
+    with ThreadPoolExecutor(workers) as pool:
+        count = sum(1 for _ in pool.map(lambda item: s3.put_object(Bucket=bucket, Key=item[0], Body=item[1]), objects))
+    return {"objects": count, "seconds": round(time.monotonic() - started, 1)}
+
+
+def answer_summary(status, started, text):
+    """An answer's status and time, and whether it names the bucket listing limit (with the sentence that does)."""
+    at = text.find("the bucket listing limit")
+    return {"status": status, "seconds": round(time.monotonic() - started, 2), "namesLimit": at >= 0,
+            "message": text[max(0, text.rfind('"', 0, at) + 1):text.find('"', at)] if at >= 0 else text[:300]}
+
+
+async def archive_listings(node, token, start_s, end_s, timeout_s=600):
+    """Every route that lists the archive for [start_s, end_s), asked in turn by the token
+    holder: GET /api/chunks and /api/clip, a WebSocket uploadTimeRange, and GET /api/fleet (the
+    fleet's node records, listed from the same bucket). Returns each answer's summary."""
+    auth = {"Authorization": f"Bearer {token}"}
+    answers = {}
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout_s)) as session:
+        for name, path in [("chunks", f"/api/chunks?start={start_s}&end={end_s}"), ("clip", f"/api/clip?start={start_s}&end={end_s}"),
+                           ("fleet", "/api/fleet")]:
+            started = time.monotonic()
+            try:
+                async with session.get(node.url(path), headers=auth) as response:
+                    answers[name] = answer_summary(response.status, started, (await response.read()).decode(errors="replace"))
+            except Exception as error:  # noqa: BLE001 - any failure is the finding
+                answers[name] = answer_summary(None, started, repr(error))
+    started = time.monotonic()
+    try:
+        peer = await Peer.connect(node.ws_url(f"/?token={token}"))
+        try:
+            await peer.send({"command": "uploadTimeRange", "startTime": start_s, "endTime": end_s})
+            final = await peer.receive_json(lambda message: message.get("command") == "uploadTimeRange", timeout=timeout_s)
+            answers["websocket"] = answer_summary(final.get("status"), started, json.dumps(final))
+        finally:
+            await peer.close()
+    except Exception as error:  # noqa: BLE001
+        answers["websocket"] = answer_summary(None, started, repr(error))
+    return answers

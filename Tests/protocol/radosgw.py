@@ -176,13 +176,13 @@ class Radosgw:
             daemon.kill()
             daemon.wait()
 
-    def s3(self, access_key=None, secret_key=None):
-        """A boto3 S3 client for this service (SigV4, path-style)."""
+    def s3(self, access_key=None, secret_key=None, connections=10):
+        """A boto3 S3 client for this service (SigV4, path-style), for up to `connections` threads at once."""
         return boto3.client(
             "s3", endpoint_url=self.endpoint, region_name=self.region,
             aws_access_key_id=access_key or self.access_key,
             aws_secret_access_key=secret_key or self.secret_key,
-            config=Config(signature_version="s3v4", s3={"addressing_style": "path"}))
+            config=Config(signature_version="s3v4", s3={"addressing_style": "path"}, max_pool_connections=connections))
 
     def close(self):
         """Stops every daemon (the data goes with the OSD's memory) and removes the temp dir."""

@@ -5,7 +5,8 @@ answer naming its limit; the node loses no frame, its peak RSS grows by a bounde
 health stays 200 and the token holder's own requests are answered all the while. The
 node starts with the open-file limit systemd gives (1,024 soft), so it must raise it itself.
 The 100,000-key bucket listing is FloodLimitTests.swift's (a stand-in listing: radosgw
-takes minutes to hold that many keys). Timings are the benchmark's (bench/floods.py)."""
+takes minutes to hold that many keys) and the benchmark's bucket flood against radosgw.
+Timings are the benchmark's (bench/floods.py)."""
 import asyncio
 import resource
 

@@ -102,23 +102,29 @@ public enum ArchiveAudit {
     public static func summary(archive: ChunkArchive, ring: [ChunkRecord]) async throws -> Summary {
         let journaled = archive.journal.archivedStamps()
         let waiting = ring.filter { !journaled.contains($0.stamp) }
-        var keys: [String] = []
+        // Counted a page at a time, only the first and last key kept: the archive of a year
+        // is millions of keys, and the count is what this is asked for.
+        var count = 0
+        var first: String?
+        var last: String?
         var token: String?
         repeat {
             let page = try await archive.client.list(prefix: archive.layout.manifestsPrefix, continuationToken: token)
-            keys += page.keys
+            count += page.keys.count
+            first = first ?? page.keys.first
+            last = page.keys.last ?? last
             token = page.nextContinuationToken
         } while token != nil
         var oldest: ArchiveManifest?
         var newest: ArchiveManifest?
-        if let first = keys.first, let last = keys.last {
+        if let first, let last {
             oldest = try await archive.catalog.manifest(at: first)
             newest = try await archive.catalog.manifest(at: last)
         }
         return Summary(
             bucket: archive.client.bucketDescription, prefix: archive.layout.prefix, ringChunks: ring.count,
             ringChunksArchived: ring.count - waiting.count, ringChunksWaiting: waiting.count, oldestWaitingMs: waiting.first?.startMs,
-            archivedChunks: keys.count, oldestArchivedMs: oldest?.firstFrameMs, newestArchivedMs: newest?.lastFrameMs,
+            archivedChunks: count, oldestArchivedMs: oldest?.firstFrameMs, newestArchivedMs: newest?.lastFrameMs,
             maxAgeDays: archive.settings.maxAgeDays, deletedByAge: archive.ageDeletionLog)
     }
 }

@@ -71,9 +71,18 @@ public struct ArchiveUploader: Service {
     /// abort left behind (invisible, but holding space until aborted). The uploader sends
     /// one chunk at a time, so none of its own is under way when this runs.
     private func abortOpenUploads() async throws {
-        for upload in try await archive.client.listMultipartUploads(prefix: archive.layout.prefix) {
-            try await archive.client.abortMultipartUpload(key: upload.key, uploadId: upload.uploadId)
-            logger.info("archive: aborted an unfinished multipart upload of \(upload.key)")
+        do {
+            try await BucketListingLimit.forEachUploadPage(of: archive.client, prefix: archive.layout.prefix) { uploads in
+                for upload in uploads {
+                    try await archive.client.abortMultipartUpload(key: upload.key, uploadId: upload.uploadId)
+                    logger.info("archive: aborted an unfinished multipart upload of \(upload.key)")
+                }
+                return true
+            }
+        } catch let tooLong as BucketListingTooLong {
+            // Those listed are aborted; the rest wait for the next clean-up (after a failure or
+            // at the next start) rather than hold up the footage waiting now.
+            logger.warning("archive: more than \(tooLong.limit) multipart uploads open under \(tooLong.prefix) (the bucket listing limit): \(tooLong.limit) aborted, the rest are left for the next clean-up")
         }
     }
 

@@ -12,7 +12,8 @@ struct ArchiveAgeRetention: Service {
     let maxAgeMs: Int64
     let logger: Logger
     /// A pass lists the manifests up to the cutoff (one request per 1000) and reads those it
-    /// has not read before: cheap at this pace, and a chunk outlives the limit by at most this.
+    /// has not read before: cheap at this pace, and a chunk outlives the limit by at most this
+    /// (or a pass per `BucketListingLimit.maximumKeys` manifests past it, when there are more).
     var interval: Duration = .seconds(10)
 
     init(archive: ChunkArchive, store: ChunkStore, maxAgeDays: Double, logger: Logger) {
@@ -24,10 +25,13 @@ struct ArchiveAgeRetention: Service {
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
+            var resumeAfter: String?
             while !Task.isCancelled {
                 let nowMs = WallClock.nowMs()
                 do {
-                    let deleted = try await deleteExpired(nowMs: nowMs)
+                    let pass = try await deleteExpired(nowMs: nowMs, after: resumeAfter)
+                    let deleted = pass.deleted
+                    resumeAfter = pass.resumeAfter
                     archive.recordAgeDeletions { $0.record(deleted: deleted, atMs: nowMs) }
                     if !deleted.isEmpty {
                         logger.notice("archive: deleted \(deleted.count) chunks older than archive.maxAgeDays \(Double(maxAgeMs) / 86_400_000) (\(deleted.first!.chunkFile) to \(deleted.last!.chunkFile))")
@@ -44,29 +48,37 @@ struct ArchiveAgeRetention: Service {
         }
     }
 
-    /// One pass: the manifests up to the cutoff, read, and deleted with their files unless held.
-    func deleteExpired(nowMs: Int64) async throws -> [ArchiveManifest] {
+    /// One pass: the manifests up to the cutoff after `resumeAfter`, at most
+    /// `BucketListingLimit.maximumKeys` of them, read, and deleted with their files unless held.
+    /// Returns those deleted, and the key the next pass resumes after: the last one looked at
+    /// when the limit stopped the pass, nil when it reached the cutoff (the next starts from the oldest).
+    func deleteExpired(nowMs: Int64, after resumeAfter: String? = nil) async throws -> (deleted: [ArchiveManifest], resumeAfter: String?) {
         let cutoffMs = nowMs - maxAgeMs
         let holds = try await BucketHolds(client: archive.client, layout: archive.layout).read().active(atMs: nowMs) + store.holds(nowMs: nowMs)
         let layout = archive.layout
         let lastKey = layout.manifestKey(stamp: ChunkNaming.stamp(forMs: cutoffMs))
         var deleted: [ArchiveManifest] = []
-        var token: String?
-        repeat {
-            let page = try await archive.client.list(prefix: layout.manifestsPrefix, continuationToken: token)
-            let keys = page.keys.filter { $0 <= lastKey }
-            for key in keys {
-                guard let manifest = try await archive.catalog.manifest(at: key), manifest.lastFrameMs < cutoffMs,
-                    !holds.contains(where: { $0.covers(manifest.record) })
-                else { continue }
-                try await archive.client.delete(key: key)
-                archive.catalog.forget(key: key)
-                try await archive.client.delete(key: layout.key(forFile: manifest.chunkFile))
-                try await archive.client.delete(key: layout.key(forFile: manifest.timestampsFile))
-                deleted.append(manifest)
+        var lookedAt: String?
+        do {
+            try await BucketListingLimit.forEachPage(of: archive.client, prefix: layout.manifestsPrefix, startAfter: resumeAfter) { page in
+                let keys = page.filter { $0 <= lastKey }
+                for key in keys {
+                    if let manifest = try await archive.catalog.manifest(at: key), manifest.lastFrameMs < cutoffMs,
+                        !holds.contains(where: { $0.covers(manifest.record) })
+                    {
+                        try await archive.client.delete(key: key)
+                        archive.catalog.forget(key: key)
+                        try await archive.client.delete(key: layout.key(forFile: manifest.chunkFile))
+                        try await archive.client.delete(key: layout.key(forFile: manifest.timestampsFile))
+                        deleted.append(manifest)
+                    }
+                    lookedAt = key
+                }
+                return keys.count == page.count
             }
-            token = keys.count == page.keys.count ? page.nextContinuationToken : nil
-        } while token != nil
-        return deleted
+        } catch is BucketListingTooLong {
+            return (deleted, lookedAt)
+        }
+        return (deleted, nil)
     }
 }

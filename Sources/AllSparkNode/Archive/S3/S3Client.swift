@@ -143,21 +143,32 @@ public final class S3Client: Sendable {
         if xml.contains("<Error>") { throw S3Error.answered(operation, status: 200, body: xml) }
     }
 
-    /// Multipart uploads started and neither completed nor aborted, under `prefix`.
-    public func listMultipartUploads(prefix: String) async throws -> [(key: String, uploadId: String)] {
-        var found: [(key: String, uploadId: String)] = []
-        var markers: [(String, String)] = []
-        while true {
-            let response = try await send("GET", key: "", query: [("uploads", ""), ("prefix", prefix)] + markers, operation: "listing multipart uploads under \(prefix)")
-            let xml = try await Self.text(of: response)
-            // Each <Upload> holds one <Key> and one <UploadId>, in order.
-            found += zip(S3XML.values(of: "Key", in: xml), S3XML.values(of: "UploadId", in: xml)).map { ($0, $1) }
-            guard S3XML.firstValue(of: "IsTruncated", in: xml) == "true",
-                let keyMarker = S3XML.firstValue(of: "NextKeyMarker", in: xml),
-                let uploadMarker = S3XML.firstValue(of: "NextUploadIdMarker", in: xml)
-            else { return found }
-            markers = [("key-marker", keyMarker), ("upload-id-marker", uploadMarker)]
-        }
+    /// A multipart upload started and neither completed nor aborted.
+    public struct MultipartUpload: Sendable, Equatable {
+        public let key: String
+        public let uploadId: String
+    }
+
+    public struct UploadPage: Sendable {
+        public let uploads: [MultipartUpload]
+        /// Where the next page starts (S3's NextKeyMarker and NextUploadIdMarker); nil on the last page.
+        public let nextMarker: MultipartUpload?
+    }
+
+    /// One page of the multipart uploads open under `prefix`, those after `marker` (the last of
+    /// the page before), at most `maxUploads`; `BucketListingLimit.forEachUploadPage` pages them.
+    public func listMultipartUploads(prefix: String, after marker: MultipartUpload? = nil, maxUploads: Int = 1000) async throws -> UploadPage {
+        var query = [("uploads", ""), ("prefix", prefix), ("max-uploads", String(maxUploads))]
+        if let marker { query += [("key-marker", marker.key), ("upload-id-marker", marker.uploadId)] }
+        let response = try await send("GET", key: "", query: query, operation: "listing multipart uploads under \(prefix)")
+        let xml = try await Self.text(of: response)
+        // Each <Upload> holds one <Key> and one <UploadId>, in order.
+        let uploads = zip(S3XML.values(of: "Key", in: xml), S3XML.values(of: "UploadId", in: xml)).map { MultipartUpload(key: $0, uploadId: $1) }
+        guard S3XML.firstValue(of: "IsTruncated", in: xml) == "true",
+            let key = S3XML.firstValue(of: "NextKeyMarker", in: xml),
+            let uploadId = S3XML.firstValue(of: "NextUploadIdMarker", in: xml)
+        else { return UploadPage(uploads: uploads, nextMarker: nil) }
+        return UploadPage(uploads: uploads, nextMarker: MultipartUpload(key: key, uploadId: uploadId))
     }
 
     public func abortMultipartUpload(key: String, uploadId: String) async throws {
