@@ -280,6 +280,9 @@ def test_bad_credentials_or_a_missing_bucket_are_reported_and_recording_goes_on(
     log = node.log_path.read_text()
     assert expected in log and secret not in log and radosgw.secret_key not in log
     assert secret not in json.dumps(node.json("/api/config")[1])
+    # Stopped, it does not wait out the shutdown grace for a bucket that fails: it says what is left.
+    assert node.stop() == 0
+    assert "not yet archived (the bucket is failing); the next start sends them" in node.log_path.read_text()
 
 
 def test_archived_chunks_past_max_age_days_go_from_the_bucket_and_held_ones_stay(make_node, radosgw, bucket, tmp_path):

@@ -9,6 +9,7 @@ takes minutes to hold that many keys) and the benchmark's bucket flood against r
 Timings are the benchmark's (bench/floods.py)."""
 import asyncio
 import resource
+import socket
 
 import pytest
 
@@ -64,6 +65,25 @@ def test_a_thousand_idle_connections_are_answered_408_naming_the_head_timeout(re
     [(answer, count)] = result["answers"].items()
     assert count == 1000 and answer.startswith("408 ") and "request head timeout" in answer, result
     assert_recording_unharmed(figures)
+
+
+def test_at_shutdown_connections_without_a_request_are_closed_unanswered(make_node):
+    """A browser's preconnect or a slowloris holds no request to finish: SIGTERM closes it at
+    once. Before, the stop waited for the head timeout (12 s, and a 408 sent)."""
+    node = make_node()
+    node.wait_for_chunks(1)
+    idle = socket.create_connection(("127.0.0.1", node.port))
+    partial = socket.create_connection(("127.0.0.1", node.port))
+    partial.sendall(b"GET /api/status HTTP/1.1\r\n")
+    assert node.stop() == 0
+    for connection in (idle, partial):
+        connection.settimeout(30)
+        try:
+            answer = connection.recv(4096)
+        except ConnectionResetError:  # closed with the request's start unread: also no answer
+            answer = b""
+        assert answer == b"", f"answered at shutdown instead of closed: {answer[:80]!r}"
+        connection.close()
 
 
 def test_past_the_connection_limit_a_connection_is_answered_503_naming_it(recording):

@@ -58,6 +58,8 @@ final class ArchiveBacklog: Sendable {
 
     /// Whether nothing waits to be archived.
     var isEmpty: Bool { state.withLock { $0.pending.isEmpty } }
+    /// The last attempt failed and none has succeeded since.
+    var isRetrying: Bool { state.withLock { $0.phase == .retrying } }
 
     /// No chunk is handed out from now on (those waiting stay counted).
     func close() {

@@ -27,18 +27,24 @@ public struct ArchiveUploader: Service {
         }
         await resumeAfterRestart()
         // At shutdown what waits (the recorder's last chunk included: the uploader stops after
-        // the recorder) is sent for up to `shutdownGrace`; then the chunk under way is cut off
-        // (and completed at the next start), so the bucket is left with whole chunks only.
+        // the recorder) is sent for up to `shutdownGrace`, while the bucket takes it: a bucket
+        // that is failing is not waited for (the next start sends the backlog). Then the chunk
+        // under way is cut off (and completed at the next start): the bucket holds whole chunks only.
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await uploadUntilClosed() }
             try? await gracefulShutdown()
             group.addTask { try? await Task.sleep(for: Self.shutdownGrace) }
             group.addTask {
-                while !backlog.isEmpty, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(100)) }
+                while !backlog.isEmpty, !backlog.isRetrying, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(100)) }
             }
             await group.next()
             backlog.close()
             group.cancelAll()
+        }
+        let left = archive.status().backlogChunks
+        if left > 0 {
+            let why = backlog.isRetrying ? "the bucket is failing" : "the shutdown grace of \(Self.shutdownGrace) is over"
+            logger.notice("archive: stopping with \(left) chunks not yet archived (\(why)); the next start sends them")
         }
         await archive.client.shutdown()
     }

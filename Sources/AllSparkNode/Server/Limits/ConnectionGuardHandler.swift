@@ -50,6 +50,17 @@ final class ConnectionGuardHandler: ChannelDuplexHandler, RemovableChannelHandle
         release()
     }
 
+    /// At shutdown a connection that has sent no whole request head (a browser's preconnect,
+    /// a slowloris) or was already answered is closed at once: no handler above has a request
+    /// of it to finish, and waiting for the head timeout held the node's stop for 12 s.
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, !headSeen || state == .answered {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard state != .answered else {
             // Dropped while the connection lingers after its answer (`LingeringClose`), up to its bytes.
