@@ -98,7 +98,7 @@ recheck_timeouts() {
         if [ -n "$took" ] && [ "$took" -lt $(( unit_timeout * 1000 )) ]; then
             mkdir -p "$scratch/load-timeouts/$name"
             mv "$input" "$scratch/load-timeouts/$name/"
-            echo "    $name: a timeout under load took $took ms alone (set aside in $scratch/load-timeouts/$name)"
+            echo "    $name: $(basename "$input" | cut -d- -f1) under load, $took ms alone (set aside in $scratch/load-timeouts/$name)"
         fi
     done
 }
