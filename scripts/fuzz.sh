@@ -98,7 +98,9 @@ recheck_timeouts() {
         if [ -n "$took" ] && [ "$took" -lt $(( unit_timeout * 1000 )) ]; then
             mkdir -p "$scratch/load-timeouts/$name"
             mv "$input" "$scratch/load-timeouts/$name/"
-            echo "    $name: $(basename "$input" | cut -d- -f1) under load, $took ms alone (set aside in $scratch/load-timeouts/$name)"
+            kind="a timeout"
+            [[ "$(basename "$input")" == slow-unit-* ]] && kind="a slow input"
+            echo "    $name: $kind under load took $took ms alone (set aside in $scratch/load-timeouts/$name)"
         fi
     done
 }
