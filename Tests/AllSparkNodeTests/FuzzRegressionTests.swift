@@ -153,16 +153,26 @@ struct FuzzRegressionTests {
         #expect(left.isEmpty)
     }
 
-    @Test("a part whose durations times its movie's time scale pass 64 bits fails to finish, instead of trapping (the campaign's finding)")
-    func durationPastSixtyFourBits() throws {
+    @Test(
+        "part files the finisher must refuse: a duration past 64 bits in the movie's time scale (it trapped), a second ftyp before the moov (finished, it would not read as finished)",
+        arguments: ["duration-times-scale-overflow", "second-ftyp-finished-unreadable"])
+    func partsTheFinisherRefuses(finding: String) throws {
         let directory = try TestFiles.makeDirectory("fuzz-regression")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let input = try Self.input("part-file", "duration-times-scale-overflow")
+        let part = try Self.partFile(finding, in: directory)
+        #expect(throws: FinishingError.self) {
+            try ChunkFinisher.finish(path: part.path, firstFrameEpochMs: 1_700_000_000_000, keepingIntactPrefix: part.keepingIntactPrefix)
+        }
+        #expect(try !ChunkFinisher.isFinished(path: part.path))
+    }
+
+    /// Writes part-file's input `name` as a file (its first byte picks the mode: whether a
+    /// torn tail is cut off); returns the file's path and that mode.
+    static func partFile(_ name: String, in directory: URL) throws -> (path: String, keepingIntactPrefix: Bool) {
+        let input = try Self.input("part-file", name)
         let path = directory.appendingPathComponent("part").path
         #expect(FileManager.default.createFile(atPath: path, contents: Data(input.dropFirst())))
-        #expect(throws: FinishingError.self) {
-            try ChunkFinisher.finish(path: path, firstFrameEpochMs: 1_700_000_000_000, keepingIntactPrefix: input[0] & 1 == 1)
-        }
+        return (path, input[0] & 1 == 1)
     }
 
     @Test("a recovered part whose time stamps run backwards takes its times from its name and packets: a chunk never ends before it starts")

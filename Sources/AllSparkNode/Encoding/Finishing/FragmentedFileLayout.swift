@@ -22,7 +22,8 @@ struct FragmentedFileLayout {
         var offset: UInt64 = 0
         var movie: (offset: UInt64, bytes: [UInt8])?
         var fragments: [(offset: UInt64, bytes: [UInt8])] = []
-        var sawFileType = false
+        /// Where the `ftyp`, which must be the file's first box, ends.
+        var fileTypeEnd: UInt64?
         /// Whether the last `moof` has its `mdat` after it.
         var lastFragmentHasData = true
         while offset < fileSize {
@@ -38,9 +39,11 @@ struct FragmentedFileLayout {
             let end = offset + header.size
             switch header.type {
             case "ftyp":
-                sawFileType = true
+                // One, first: what the finish makes must read as finished (`ftyp`, `mdat`, `moov`).
+                guard offset == 0 else { throw refusal(file, "an ftyp that is not its first box") }
+                fileTypeEnd = end
             case "moov" where movie == nil:
-                guard sawFileType, header.size >= 16 else { throw refusal(file, "its first moov is not right after ftyp") }
+                guard offset == fileTypeEnd, header.size >= 16 else { throw refusal(file, "its first moov is not right after ftyp") }
                 movie = (offset, try file.read(count: Int(header.size), at: offset))
             case "moov":
                 // A finish that stopped before its last step appended this; it is written again.
