@@ -15,34 +15,16 @@ public final class RefusalCounters: Sendable {
         case bucketListingLimit = "bucket_listing_limit"
     }
 
-    // One atomic each: Atomic cannot be kept in a collection (it is not copyable).
-    private let connectionLimit = Atomic<Int>(0)
-    private let requestHeadTimeout = Atomic<Int>(0)
-    private let requestBodyLimit = Atomic<Int>(0)
-    private let webSocketPeerLimit = Atomic<Int>(0)
-    private let messageRateLimit = Atomic<Int>(0)
-    private let holdCountLimit = Atomic<Int>(0)
-    private let bucketListingLimit = Atomic<Int>(0)
+    // Refusals are rare and off the frame path: one lock over a small table is enough.
+    private let totals = Mutex<[Limit: Int]>([:])
 
     public init() {}
 
     func count(_ limit: Limit) {
-        withCounter(limit) { $0.add(1, ordering: .relaxed) }
+        totals.withLock { $0[limit, default: 0] += 1 }
     }
 
     func total(_ limit: Limit) -> Int {
-        withCounter(limit) { $0.load(ordering: .relaxed) }
-    }
-
-    private func withCounter<Result>(_ limit: Limit, _ body: (borrowing Atomic<Int>) -> Result) -> Result {
-        switch limit {
-        case .connectionLimit: body(connectionLimit)
-        case .requestHeadTimeout: body(requestHeadTimeout)
-        case .requestBodyLimit: body(requestBodyLimit)
-        case .webSocketPeerLimit: body(webSocketPeerLimit)
-        case .messageRateLimit: body(messageRateLimit)
-        case .holdCountLimit: body(holdCountLimit)
-        case .bucketListingLimit: body(bucketListingLimit)
-        }
+        totals.withLock { $0[limit, default: 0] }
     }
 }
