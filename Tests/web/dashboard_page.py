@@ -1,7 +1,7 @@
 """What the tests read from and do on the dashboard page, in one place."""
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 READY_TIMEOUT = 30
 
@@ -35,6 +35,13 @@ def text_of(driver, element_id):
 
 def chunk_files(driver):
     return js(driver, "return [...document.querySelectorAll('#timeline-track .chunk-block')].map(b => b.dataset.file)")
+
+
+def show_span(driver, seconds):
+    """Picks the timeline's window and waits until the track was loaded for it."""
+    Select(driver.find_element(By.ID, "timeline-span")).select_by_value(str(seconds))
+    wait_for(driver, lambda: js(driver, "return document.getElementById('timeline-track').dataset.loadedSpan") == str(seconds),
+             message=f"the timeline was not loaded for {seconds} s")
 
 
 def newest_chunk_block(driver):

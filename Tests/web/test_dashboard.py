@@ -9,7 +9,7 @@ from selenium.webdriver.support.ui import Select
 
 from browser import DESKTOP, PHONE, emulate_viewport, save_full_page_screenshot, severe_console_entries
 from dashboard_page import (
-    apply_config, chunk_files, count_chunk_list_requests, js, newest_chunk_block, set_field,
+    apply_config, chunk_files, count_chunk_list_requests, js, newest_chunk_block, set_field, show_span,
     text_of, video_state, wait_for, wait_until_live,
 )
 from node_process import CHUNK_MS
@@ -84,7 +84,7 @@ def test_timeline_lists_the_chunks_and_follows_pushes(node, page):
 
 
 def test_a_chunk_plays_in_the_video(node, page):
-    Select(page.find_element(By.ID, "timeline-span")).select_by_value("300")
+    show_span(page, 300)
     wait_for(page, lambda: len(chunk_files(page)) >= 2)
     block = newest_chunk_block(page)
     file = block.get_attribute("data-file")

@@ -49,13 +49,15 @@ export class Timeline {
     const startSeconds = (nodeNowMs() - this.#spanMs()) / 1000;
     try {
       const { chunks } = await getJSON(`/api/chunks?start=${startSeconds.toFixed(3)}`);
+      await this.#refreshHolds();
       if (request !== this.#loadRequest) return;
       this.#chunks = new Map(chunks.map((chunk) => [chunk.file, chunk]));
       for (const chunk of chunks) this.#newestMs = Math.max(this.#newestMs, chunk.endMs);
       // Starting the track afresh keeps its buttons, and so the tab order, in time order.
+      // Emptied and filled in one step: the track never shows empty while holds are asked.
       this.#track.replaceChildren();
-      await this.#refreshHolds();
       this.render();
+      this.#track.dataset.loadedSpan = this.#span.value;
     } catch (error) {
       this.#summary.textContent = `Could not list the chunks: ${error.message}`;
     }
