@@ -34,6 +34,7 @@ if [ -z "${FUZZ_SKIP_BUILD:-}" ] && ! swift build --package-path Tests/Fuzz --sc
     exit 1
 fi
 binary=$scratch/debug/AllSparkFuzz
+echo "== fuzz: built ($binary)"   # scripts/test.sh starts its VM suites after this line
 
 mapfile -t all < <(ALLSPARK_FUZZ_LIST=1 "$binary")
 targets=("$@")

@@ -27,6 +27,10 @@ packages=(
 )
 # ONNX Runtime, the face net's engine (MIT): Debian 13 packages it; Debian 12 does not (below).
 [ "$release" = 13 ] && packages+=(libonnxruntime-dev)
+# The Swift toolchain links with gold where there is one, as on Debian 12, whose binutils
+# carries it; Debian 13's ld.bfd writes no GNU_RELRO segment for the static Swift runtime's
+# link (lintian: hardening-no-relro), gold does.
+[ "$release" = 13 ] && packages+=(binutils-gold)
 readers=(mediainfo gstreamer1.0-libav gstreamer1.0-plugins-bad)                  # readers nobody here wrote (issue 31): mediainfo, GStreamer's discoverer (with its H.264 decoder) and h264parse (the time stamp SEI)
 if [ "$mode" = "--release-tests" ]; then
     packages+=("${readers[@]}" python3-pytest python3-aiohttp python3-boto3 e2fsprogs procps)  # Debian's own pytest and the protocol harness's imports; pgrep (bench/)

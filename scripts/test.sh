@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Sets up a fresh Debian 12 or 13 machine with Swift and runs every test: the Swift suites
-# (real libav, OpenCV, avahi-daemon), a .deb for each release (scripts/package.sh; the
-# other release's built in a root of it, scripts/debian-root.sh), the footage readers'
-# and ONVIF validator's suites run again on the other release (scripts/release-tests.sh in
-# its root, with the package's binary), then
-# the protocol/API tests, the dashboard's browser tests and the camera suite (a real V4L2
-# driver in a VM), which drive the built node binary from Python, the power-cut suite (3
-# seeded power cuts of a recording VM), the package suite (each .deb installed into a
-# booted Debian of its release with systemd), and the documentation (links, page sizes,
-# commands); beside them, each fuzz target for a few seconds under AddressSanitizer.
+# (real libav, OpenCV, avahi-daemon), then, at once:
+# - the protocol/API tests, the dashboard's browser tests and the documentation, which
+#   drive the built node binary from Python;
+# - a .deb for each release (scripts/package.sh; the other release's built in a root of
+#   it, scripts/debian-root.sh), then in that root the whole Swift suite again and the
+#   footage readers' and ONVIF validator's suites (scripts/release-tests.sh --swift);
+# - each fuzz target for a few seconds under AddressSanitizer (a build of its own);
+# - once the packages and the fuzz build are done, the camera suite (a real V4L2 driver in
+#   a VM) and the power-cut suite (3 seeded power cuts of a recording VM), in a pytest
+#   process of their own: they need the CPU the Python suites above leave idle;
+# and last the package suite (each .deb installed into a booted Debian of its release with
+# systemd; its containers share the host's network, so it runs alone).
 # -rs prints why anything was skipped; each part's time is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,44 +30,62 @@ swift build --build-tests
 mark "debug build done"
 swift test --skip-build
 mark "Swift suites done"
-# The packages (the other release's in a root of it) and the other release's suites build
-# and run while the Python suites that need none of them run here: the builds use the CPU
-# those suites leave idle while they wait on real-time recording. Their output is kept in
-# a log and shown when they are done.
-other_log=$(mktemp)
+# The packages, then the other release's suites in a root of it, built and run while the
+# Python suites that need none of them run here: the builds use the CPU those suites leave
+# idle while they wait on real-time recording. The whole Swift suite there has a debug
+# build of its own; the readers' and validator's tests there judge the package's binary.
+# Each part's output is kept in a log and shown when it is done.
+logs=$(mktemp -d)
+packages_built=$logs/packages-built
 (
     bash scripts/package.sh --debian "$release"
     mark "Debian $release package built"
     bash scripts/package.sh --debian "$other"
     mark "Debian $other package built (in a Debian $other root)"
-    ALLSPARK_ROOT_SETUP=--release-tests bash scripts/debian-root.sh "$other" --private-network bash scripts/release-tests.sh
-    mark "Debian $other: footage readers and validator done"
-) >"$other_log" 2>&1 &
+    touch "$packages_built"
+    ALLSPARK_ROOT_SETUP=--release-tests nice -n 5 bash scripts/debian-root.sh "$other" --private-network \
+        env ALLSPARK_NODE_BIN=".build-package-deb$other/release/allspark-node" bash scripts/release-tests.sh --swift
+    mark "Debian $other: Swift suites, footage readers and validator done"
+) >"$logs/other" 2>&1 &
 other_pid=$!
 # The fuzz targets' smoke run (scripts/fuzz.sh: an AddressSanitizer build of its own, then
-# each target 5 s) beside them too, niced so the recording tests keep their CPU; an input
-# may take 60 s here (the 1-s hang limit is the campaign's, on a quiet machine).
-fuzz_log=$(mktemp)
+# each target 5 s), niced so the recording tests keep their CPU; an input may take 60 s
+# here (the 1-s hang limit is the campaign's, on a quiet machine).
 (
     FUZZ_TIMEOUT=60 nice -n 10 bash scripts/fuzz.sh 5
     mark "fuzz targets' smoke run done"
-) >"$fuzz_log" 2>&1 &
+) >"$logs/fuzz" 2>&1 &
 fuzz_pid=$!
+# The VM suites wait for the packages' and the fuzz build's CPU, then run beside the rest
+# (software-emulated VMs take a core each). Their own --basetemp keeps the two pytest
+# processes' folders apart.
+(
+    while kill -0 "$fuzz_pid" 2>/dev/null && ! grep -q "^== fuzz: built" "$logs/fuzz"; do sleep 5; done
+    while [ ! -e "$packages_built" ] && kill -0 "$other_pid" 2>/dev/null; do sleep 5; done
+    mark "VM suites started"
+    status=0
+    "$python" -m pytest -q -rs --durations=5 --basetemp="$logs/vm-suites" Tests/camera Tests/powercut || status=$?
+    mark "VM suites done"
+    exit "$status"
+) >"$logs/vm" 2>&1 &
+vm_pid=$!
 python_status=0
-"$python" -m pytest -q -rs --durations=10 Tests/protocol Tests/web Tests/camera Tests/powercut Tests/docs || python_status=$?
-mark "Python suites but the package suite done"
-other_status=0
-wait "$other_pid" || other_status=$?
-echo "== The packages' and the Debian $other part's output:"
-sed -e 's/.*\x1b\[2K//' "$other_log" | tail -n 300   # the text after swift build's progress updates
-rm -f "$other_log"
-fuzz_status=0
-wait "$fuzz_pid" || fuzz_status=$?
-echo "== The fuzz targets' smoke run:"
-tail -n 60 "$fuzz_log"
-rm -f "$fuzz_log"
-[ "$other_status" -eq 0 ] || { echo "== the packages or the Debian $other part failed ($other_status)"; exit "$other_status"; }
-[ "$fuzz_status" -eq 0 ] || { echo "== a fuzz target failed ($fuzz_status)"; exit "$fuzz_status"; }
-[ "$python_status" -eq 0 ] || exit "$python_status"
+"$python" -m pytest -q -rs --durations=10 Tests/protocol Tests/web Tests/docs || python_status=$?
+mark "protocol, web and docs suites done"
+show() {   # NAME PID LABEL: waits for a part, prints its log's end, keeps its status
+    local status=0
+    wait "$2" || status=$?
+    echo "== $3 ($status):"
+    sed -e 's/.*\x1b\[2K//' "$logs/$1" | tail -n "${4:-120}"   # the text after swift build's progress updates
+    return "$status"
+}
+vm_status=0; show vm "$vm_pid" "the camera and power-cut suites" 80 || vm_status=$?
+other_status=0; show other "$other_pid" "the packages and the Debian $other part" 200 || other_status=$?
+fuzz_status=0; show fuzz "$fuzz_pid" "the fuzz targets' smoke run" 60 || fuzz_status=$?
+mark "all but the package suite done"
+rm -rf "$logs"
+for status in "$python_status" "$vm_status" "$other_status" "$fuzz_status"; do
+    [ "$status" -eq 0 ] || { echo "== a part failed (exit $status), see above"; exit "$status"; }
+done
 "$python" -m pytest -q -rs --durations=10 Tests/package
 mark "package suite done (Debian 12 and 13)"

@@ -245,6 +245,17 @@ def test_security_exposure_is_within_the_goal(debian):
         assert score <= 2.5, report
 
 
+def test_the_installed_binary_is_linked_with_full_relro(debian):
+    # lintian's hardening-no-relro, asserted on the binary itself: both releases' links
+    # give the dynamic linker's relocations a read-only segment and resolve every symbol at
+    # start (setup.sh gives Debian 13 the gold linker Debian 12's binutils carries).
+    binary = debian.path("/usr/bin/allspark-node")
+    headers = subprocess.run(["readelf", "-lW", str(binary)], capture_output=True, text=True, check=True).stdout
+    dynamic = subprocess.run(["readelf", "-dW", str(binary)], capture_output=True, text=True, check=True).stdout
+    assert "GNU_RELRO" in headers, headers
+    assert "BIND_NOW" in dynamic or re.search(r"FLAGS_1.*\bNOW\b", dynamic), dynamic
+
+
 def test_sigterm_finishes_the_chunk_being_recorded(debian):
     debian.run("systemctl stop allspark-node@cam2.service")
     assert debian.run("systemctl show -p Result --value allspark-node@cam2.service").stdout.strip() == "success"
