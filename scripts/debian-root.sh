@@ -48,10 +48,12 @@ fi
 # 2.5, which Debian 13 replaced (ICU 76, OpenLDAP 2.6). Those few libraries are copied from
 # the host into a folder of their own that only the toolchain's processes are pointed at.
 compat=/opt/allspark-toolchain-compat
-if [ "$release" = 13 ] && [ ! -e "$root$compat/libicuuc.so.72" ]; then
+if [ "$release" = 13 ]; then
     mkdir -p "$root$compat"
     for library in libicuuc.so.72 libicudata.so.72 libicui18n.so.72 libldap-2.5.so.0 liblber-2.5.so.0; do
-        found=$(ldconfig -p | awk -v name="$library" '$1 == name { print $NF; exit }')
+        [ -e "$root$compat/$library" ] && continue
+        # awk reads to the end: an early exit would end ldconfig with SIGPIPE, and pipefail the script.
+        found=$(ldconfig -p | awk -v name="$library" '$1 == name && !found { print $NF; found = 1 }')
         [ -n "$found" ] || { echo "debian-root.sh: the host has no $library (libicu72, libldap-2.5-0)" >&2; exit 1; }
         cp -L "$found" "$root$compat/"
     done
