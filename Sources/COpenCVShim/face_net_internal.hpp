@@ -59,12 +59,12 @@ struct allspark_face_net {
     // Most recently used first; a live camera uses one size, a folder of photos several.
     std::vector<allspark::SizedNet> nets;
     std::vector<cv::String> outputNames;
-    // Reused between calls: the I420 input at net size, its colour form, one plane of it,
+    // Reused between calls: the I420 input at net size, its colour form, its three planes,
     // the blob, the outputs.
     cv::Mat i420;
     allspark::PlaneScratch planes[3];
     cv::Mat colour;
-    cv::Mat plane;
+    cv::Mat channels[3];
     cv::Mat blob;
     std::vector<cv::Mat> outputs;
     // Headers over outputs another engine computed (allspark_face_net_decode).

@@ -62,8 +62,8 @@ inline cv::Mat borrow(const allspark_grey_image &image) {
 // Scales `from` into `to` (its size is the target). Shrinking halves by area averaging while
 // the picture is at least twice too large each way (OpenCV's exact 2:1 path: a tenth of the
 // cost of its general area resize), then finishes by area averaging (`areaFinish`: what a
-// detector is given, as a direct area resize would) or bilinearly (cheaper again; under 2:1
-// every source pixel still counts). `scratch` holds the halved pictures; it only grows, so a
+// detector is given, as a direct area resize would; bilinearly within 10% of the size, where
+// the two agree) or bilinearly (cheaper again; under 2:1 every source pixel still counts). `scratch` holds the halved pictures; it only grows, so a
 // caller that keeps it allocates nothing once the largest size has been seen.
 void scaleInto(const cv::Mat &from, cv::Mat to, cv::Mat (&scratch)[2], bool areaFinish);
 

@@ -94,4 +94,39 @@ struct PrivacyMaskPainterTests {
             }
         }
     }
+
+    @Test("each mosaic cell is the rounded mean of what it covered, in Y, U and V; a wider box after a narrower one too")
+    func mosaicCellsAreTheirMeans() {
+        let painter = MaskPainter(style: .mosaic, blocksAcross: 6)
+        for (width, box) in [(1280, PixelRect(x: 96, y: 64, width: 240, height: 300)), (2600, PixelRect(x: 0, y: 8, width: 2600, height: 40))] {
+            let picture = noiseFrame(width: width, height: 320)
+            let before = TestFrame(width: width, height: 320)
+            for y in 0..<320 { for x in 0..<width { before.setLuma(x, y, picture.luma(x, y)) } }
+            let chromaBefore = (0..<160).map { y in (0..<(width / 2)).map { x in (picture.frame.u[y * picture.frame.uStride + x], picture.frame.v[y * picture.frame.vStride + x]) } }
+            let area = painter.area(for: box, frameWidth: width, frameHeight: 320)
+            let cell = painter.cellSize(for: area)
+            painter.paint(area, in: picture.frame)
+            let chroma = MaskPainter.chromaRect(of: area)
+            for (plane, rect, side) in [(0, area, cell), (1, chroma, cell / 2), (2, chroma, cell / 2)] {
+                for top in stride(from: rect.y, to: rect.maxY, by: side) {
+                    for left in stride(from: rect.x, to: rect.maxX, by: side) {
+                        let rows = top..<min(rect.maxY, top + side)
+                        let columns = left..<min(rect.maxX, left + side)
+                        func value(_ x: Int, _ y: Int, painted: Bool) -> Int {
+                            switch plane {
+                            case 0: Int(painted ? picture.luma(x, y) : before.luma(x, y))
+                            case 1: Int(painted ? picture.frame.u[y * picture.frame.uStride + x] : chromaBefore[y][x].0)
+                            default: Int(painted ? picture.frame.v[y * picture.frame.vStride + x] : chromaBefore[y][x].1)
+                            }
+                        }
+                        let sum = rows.reduce(0) { total, y in columns.reduce(total) { $0 + value($1, y, painted: false) } }
+                        let count = rows.count * columns.count
+                        let mean = (sum + count / 2) / count
+                        let flat = rows.allSatisfy { y in columns.allSatisfy { value($0, y, painted: true) == mean } }
+                        #expect(flat, "plane \(plane) cell at \(left),\(top) of \(rect) is not its mean \(mean)")
+                    }
+                }
+            }
+        }
+    }
 }

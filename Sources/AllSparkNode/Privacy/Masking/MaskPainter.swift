@@ -22,6 +22,8 @@ struct MaskPainter {
     /// At most this many mosaic blocks across the box's larger side: few enough that
     /// the face inside (smaller than the box by its margin) cannot be recognised.
     let blocksAcross: Int
+    /// The mosaic's scratch rows, shared by every box this painter paints.
+    private let cells = MosaicCells()
 
     /// `box` must lie inside the frame and be aligned to the chroma grid
     /// (`PixelRect.alignedToChromaGrid`), so that its chroma samples belong to it alone.
@@ -78,10 +80,10 @@ struct MaskPainter {
 
     private func pixelate(_ box: PixelRect, in frame: YUV420Frame) {
         let cell = cellSize(for: box)
-        Self.mosaic(frame.y, stride: frame.yStride, box, cell: cell)
+        cells.pixelate(frame.y, stride: frame.yStride, box, cell: cell)
         let chroma = Self.chromaRect(of: box)
-        Self.mosaic(frame.u, stride: frame.uStride, chroma, cell: cell / 2)
-        Self.mosaic(frame.v, stride: frame.vStride, chroma, cell: cell / 2)
+        cells.pixelate(frame.u, stride: frame.uStride, chroma, cell: cell / 2)
+        cells.pixelate(frame.v, stride: frame.vStride, chroma, cell: cell / 2)
     }
 
     /// The chroma samples of a chroma-aligned luma box.
@@ -96,34 +98,5 @@ struct MaskPainter {
         for row in area.y..<area.maxY {
             (plane + row * stride + area.x).update(repeating: value, count: area.width)
         }
-    }
-
-    /// Fills each cell of the plane's grid of `cell`-sided squares, as far as it lies in
-    /// `area`, with its mean there.
-    private static func mosaic(_ plane: UnsafeMutablePointer<UInt8>, stride: Int, _ area: PixelRect, cell: Int) {
-        guard !area.isEmpty, cell > 0 else { return }
-        var top = area.y
-        while top < area.maxY {
-            let bottom = min(area.maxY, (top / cell + 1) * cell)
-            var left = area.x
-            while left < area.maxX {
-                let right = min(area.maxX, (left / cell + 1) * cell)
-                let block = PixelRect(x: left, y: top, width: right - left, height: bottom - top)
-                fill(plane, stride: stride, block, with: mean(plane, stride: stride, block))
-                left = right
-            }
-            top = bottom
-        }
-    }
-
-    private static func mean(_ plane: UnsafeMutablePointer<UInt8>, stride: Int, _ area: PixelRect) -> UInt8 {
-        var sum = 0
-        for row in area.y..<area.maxY {
-            // Wrapping adds into a row sum that cannot overflow (255 x a row): the loop vectorises.
-            var rowSum: UInt32 = 0
-            for value in UnsafeBufferPointer(start: plane + row * stride + area.x, count: area.width) { rowSum &+= UInt32(value) }
-            sum += Int(rowSum)
-        }
-        return UInt8((sum + area.area / 2) / area.area)
     }
 }

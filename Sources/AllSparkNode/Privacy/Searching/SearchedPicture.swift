@@ -20,6 +20,8 @@ final class SearchedPicture {
     private var width = 0
     private var height = 0
     private var pixels: [UInt8] = []
+    /// Scratch: per thumbnail column, the differences summed over one block row.
+    private var columnDifferences: [UInt32] = []
     /// Per block: the capture time of the frame a search last covered it in, nil if none
     /// has since the last reset.
     private var searchedAtMs: [Int64?] = []
@@ -42,10 +44,11 @@ final class SearchedPicture {
         if changed.count != searchedAtMs.count { changed = Array(repeating: false, count: searchedAtMs.count) }
         var count = 0
         for blockY in 0..<blocksDown {
+            sumDifferences(blockY: blockY, in: thumbnail)
             for blockX in 0..<blocksAcross {
                 let index = blockY * blocksAcross + blockX
                 let stale = searchedAtMs[index].map { captureMs - $0 > refreshMs } ?? true
-                changed[index] = stale || differs(blockX: blockX, blockY: blockY, in: thumbnail)
+                changed[index] = stale || differs(blockX: blockX, blockY: blockY)
                 if changed[index] { count += 1 }
             }
         }
@@ -119,22 +122,39 @@ final class SearchedPicture {
         blocksAcross = (width + Self.block - 1) / Self.block
         blocksDown = (height + Self.block - 1) / Self.block
         pixels = Array(repeating: 0, count: width * height)
+        columnDifferences = Array(repeating: 0, count: width)
         searchedAtMs = Array(repeating: nil, count: blocksAcross * blocksDown)
     }
 
-    private func differs(blockX: Int, blockY: Int, in thumbnail: LumaThumbnail) -> Bool {
+    /// Fills `columnDifferences` with each column's sum of absolute differences between the
+    /// thumbnail and the searched picture over the rows of block row `blockY`: whole rows at
+    /// a time, a loop the compiler vectorises (block by block it ran 16 pixels at a time).
+    private func sumDifferences(blockY: Int, in thumbnail: LumaThumbnail) {
+        let top = blockY * Self.block
+        let bottom = min(top + Self.block, height)
+        let width = width
+        columnDifferences.withUnsafeMutableBufferPointer { sums in
+            guard let sums = sums.baseAddress else { return }
+            sums.update(repeating: 0, count: width)
+            pixels.withUnsafeBufferPointer { searched in
+                guard let searched = searched.baseAddress else { return }
+                for y in top..<bottom {
+                    guard let row = thumbnail.row(y) else { continue }
+                    let was = searched + y * width
+                    for x in 0..<width { sums[x] &+= UInt32(max(was[x], row[x]) &- min(was[x], row[x])) }
+                }
+            }
+        }
+    }
+
+    /// Whether the block differs from what searches saw there (`sumDifferences` of its row first).
+    private func differs(blockX: Int, blockY: Int) -> Bool {
         let left = blockX * Self.block
         let right = min(left + Self.block, width)
         let top = blockY * Self.block
         let bottom = min(top + Self.block, height)
         var total = 0
-        pixels.withUnsafeBufferPointer { searched in
-            for y in top..<bottom {
-                guard let row = thumbnail.row(y) else { continue }
-                let base = y * width
-                for x in left..<right { total += abs(Int(searched[base + x]) - Int(row[x])) }
-            }
-        }
+        for x in left..<right { total += Int(columnDifferences[x]) }
         return Double(total) > BlockChange.threshold * Double((bottom - top) * (right - left))
     }
 

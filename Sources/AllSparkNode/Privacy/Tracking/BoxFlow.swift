@@ -7,18 +7,28 @@ import COpenCVShim
 /// the picture) the motion is unknown: the box stays and its uncertainty grows more, so
 /// the mask errs towards covering.
 ///
+/// Where trusted points followed before between the same two pictures already lie inside
+/// the box, on at least half as many as the grid has (`FollowedPoints`), the box moves by
+/// the median of theirs instead: each face's box crosses each pair of frames about twice.
+///
 /// Works in thumbnail coordinates; boxes are in frame pixels. Owns its point buffers.
 final class BoxFlow {
     struct Settings: Sendable, Equatable {
         /// Points across and down the box.
         var grid = 4
-        /// Lucas-Kanade window, in thumbnail pixels, and pyramid levels above the picture.
-        var window = 15
+        /// Lucas-Kanade window, in thumbnail pixels, and pyramid levels above the picture. 11
+        /// follows faces on the capacity clips as closely as 15 did (0.07 px mean error over
+        /// 113 face-frames, none lost) at 2.4 times less CPU; it reaches 20 thumbnail pixels a
+        /// frame, 53 px of a 720p frame (bench/history 21).
+        var window = 11
         var levels = 2
         /// A point that comes back further than this (thumbnail pixels) is not trusted.
         var maximumReturnError: Float = 1.0
         /// Fewer trusted points than this: the motion is unknown.
         var minimumPoints = 3
+        /// Trusted points followed before over the same pictures, inside the inner part of the
+        /// box, that stand in for following its own grid (half the grid's).
+        var reusedPoints = 8
         /// Per side, as a fraction of the box: what a moved box grows by for the error of
         /// the measured motion, what a box whose motion is unknown grows by, and the most
         /// either adds up to.
@@ -35,6 +45,9 @@ final class BoxFlow {
     private let foundBack: UnsafeMutablePointer<UInt8>
     private var dx: [Float]
     private var dy: [Float]
+    private let followed = FollowedPoints()
+    /// Boxes whose own grid was followed (the others took points followed before).
+    private(set) var gridsFollowed = 0
 
     init(settings: Settings = Settings()) {
         self.settings = settings
@@ -46,8 +59,8 @@ final class BoxFlow {
         foundBack = .allocate(capacity: count)
         dx = []
         dy = []
-        dx.reserveCapacity(count)
-        dy.reserveCapacity(count)
+        dx.reserveCapacity(4 * count)
+        dy.reserveCapacity(4 * count)
     }
 
     deinit {
@@ -74,11 +87,45 @@ final class BoxFlow {
     /// be measured.
     func motion(of box: PixelRect, from: LumaThumbnail, to: LumaThumbnail) -> (x: Int, y: Int)? {
         let scale = from.scale
-        let grid = settings.grid
-        let count = grid * grid
         guard !box.isEmpty, scale > 0 else { return nil }
+        dx.removeAll(keepingCapacity: true)
+        dy.removeAll(keepingCapacity: true)
         // Points on the inner part of the box: its edges often hold background that moves
         // differently from the face.
+        let inner = innerPart(of: box, scale: scale)
+        followed.collect(
+            from: from.picture, to: to.picture, left: inner.left, top: inner.top, right: inner.right, bottom: inner.bottom,
+            dx: &dx, dy: &dy)
+        if dx.count < settings.reusedPoints {
+            dx.removeAll(keepingCapacity: true)
+            dy.removeAll(keepingCapacity: true)
+            follow(box, from: from, to: to)
+        }
+        guard dx.count >= settings.minimumPoints else { return nil }
+        dx.sort()
+        dy.sort()
+        return (Int((Double(dx[dx.count / 2]) / scale).rounded()), Int((Double(dy[dy.count / 2]) / scale).rounded()))
+    }
+
+    /// The inner 70% of `box` (frame pixels), in thumbnail pixels: where its grid's points lie.
+    private func innerPart(of box: PixelRect, scale: Double) -> (left: Float, top: Float, right: Float, bottom: Float) {
+        let x = Double(box.x)
+        let y = Double(box.y)
+        let width = Double(box.width)
+        let height = Double(box.height)
+        return (
+            Float((x + 0.15 * width) * scale), Float((y + 0.15 * height) * scale), Float((x + 0.85 * width) * scale),
+            Float((y + 0.85 * height) * scale)
+        )
+    }
+
+    /// Follows the box's grid of points there and back, and puts the motion of those that
+    /// came back in `dx` and `dy` (and in `followed`).
+    private func follow(_ box: PixelRect, from: LumaThumbnail, to: LumaThumbnail) {
+        let scale = from.scale
+        let grid = settings.grid
+        let count = grid * grid
+        gridsFollowed += 1
         for row in 0..<grid {
             for column in 0..<grid {
                 let fx = (Double(column) + 0.5) / Double(grid) * 0.7 + 0.15
@@ -90,20 +137,15 @@ final class BoxFlow {
         }
         guard allspark_flow_track(from.pyramid, to.pyramid, start, moved, foundThere, Int32(count)) == ALLSPARK_OK,
               allspark_flow_track(to.pyramid, from.pyramid, moved, returned, foundBack, Int32(count)) == ALLSPARK_OK
-        else { return nil }
-        dx.removeAll(keepingCapacity: true)
-        dy.removeAll(keepingCapacity: true)
+        else { return }
         for index in 0..<count where foundThere[index] != 0 && foundBack[index] != 0 {
             let errorX = returned[index].x - start[index].x
             let errorY = returned[index].y - start[index].y
             guard errorX * errorX + errorY * errorY <= settings.maximumReturnError * settings.maximumReturnError else { continue }
             dx.append(moved[index].x - start[index].x)
             dy.append(moved[index].y - start[index].y)
+            followed.remember(from: from.picture, to: to.picture, start: start[index], end: moved[index])
         }
-        guard dx.count >= settings.minimumPoints else { return nil }
-        dx.sort()
-        dy.sort()
-        return (Int((Double(dx[dx.count / 2]) / scale).rounded()), Int((Double(dy[dy.count / 2]) / scale).rounded()))
     }
 }
 

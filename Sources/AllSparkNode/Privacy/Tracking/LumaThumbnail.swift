@@ -1,4 +1,5 @@
 import COpenCVShim
+import Synchronization
 
 /// A small grey copy of one frame's Y plane (at most `maxWidth` wide) and its optical-flow
 /// pyramid: what tracking reads of a frame. Owns its buffers and reuses them while the
@@ -9,9 +10,13 @@ final class LumaThumbnail {
     private(set) var height = 0
     /// Thumbnail pixels per frame pixel (the same across and down, up to rounding).
     private(set) var scale = 1.0
+    /// A number for the picture held now, new at every update and never given to another:
+    /// what `FollowedPoints` knows a pair of pictures by.
+    private(set) var picture = -1
     private var pixels: UnsafeMutablePointer<UInt8>?
     private var capacity = 0
     let pyramid: OpaquePointer
+    private static let pictures = Atomic<Int>(0)
 
     init(maxWidth: Int) throws(PrivacyError) {
         guard maxWidth >= 32 else { throw .invalidSettings("tracking width \(maxWidth) is below 32 px") }
@@ -39,6 +44,7 @@ final class LumaThumbnail {
             capacity = targetWidth * targetHeight
         }
         guard let pixels else { throw .detectionFailed("no thumbnail buffer") }
+        picture = Self.pictures.add(1, ordering: .relaxed).newValue
         width = targetWidth
         height = targetHeight
         scale = Double(targetWidth) / Double(frame.width)
