@@ -16,11 +16,8 @@ final class BoxFlow {
     struct Settings: Sendable, Equatable {
         /// Points across and down the box.
         var grid = 4
-        /// Lucas-Kanade window, in thumbnail pixels, and pyramid levels above the picture. 11
-        /// follows faces on the capacity clips as closely as 15 did (0.07 px mean error over
-        /// 113 face-frames, none lost) at 2.4 times less CPU; it reaches 20 thumbnail pixels a
-        /// frame, 53 px of a 720p frame (bench/history 21).
-        var window = 11
+        /// Lucas-Kanade window, in thumbnail pixels, and pyramid levels above the picture.
+        var window = 15
         var levels = 2
         /// A point that comes back further than this (thumbnail pixels) is not trusted.
         var maximumReturnError: Float = 1.0
