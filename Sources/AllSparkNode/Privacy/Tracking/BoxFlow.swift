@@ -104,15 +104,20 @@ final class BoxFlow {
         return (Int((Double(dx[dx.count / 2]) / scale).rounded()), Int((Double(dy[dy.count / 2]) / scale).rounded()))
     }
 
-    /// The inner 70% of `box` (frame pixels), in thumbnail pixels: where its grid's points lie.
+    /// What the box's edges leave out of its inner part, per side, as a fraction of the box.
+    private static let edgeMargin = 0.15
+
+    /// The inner part of `box` (frame pixels), in thumbnail pixels: where its grid's points lie.
     private func innerPart(of box: PixelRect, scale: Double) -> (left: Float, top: Float, right: Float, bottom: Float) {
         let x = Double(box.x)
         let y = Double(box.y)
         let width = Double(box.width)
         let height = Double(box.height)
+        let near = Self.edgeMargin
+        let far = 1 - Self.edgeMargin
         return (
-            Float((x + 0.15 * width) * scale), Float((y + 0.15 * height) * scale), Float((x + 0.85 * width) * scale),
-            Float((y + 0.85 * height) * scale)
+            Float((x + near * width) * scale), Float((y + near * height) * scale), Float((x + far * width) * scale),
+            Float((y + far * height) * scale)
         )
     }
 
@@ -125,8 +130,8 @@ final class BoxFlow {
         gridsFollowed += 1
         for row in 0..<grid {
             for column in 0..<grid {
-                let fx = (Double(column) + 0.5) / Double(grid) * 0.7 + 0.15
-                let fy = (Double(row) + 0.5) / Double(grid) * 0.7 + 0.15
+                let fx = (Double(column) + 0.5) / Double(grid) * (1 - 2 * Self.edgeMargin) + Self.edgeMargin
+                let fy = (Double(row) + 0.5) / Double(grid) * (1 - 2 * Self.edgeMargin) + Self.edgeMargin
                 start[row * grid + column] = allspark_point(
                     x: Float((Double(box.x) + fx * Double(box.width)) * scale),
                     y: Float((Double(box.y) + fy * Double(box.height)) * scale))
