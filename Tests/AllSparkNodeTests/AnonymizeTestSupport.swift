@@ -71,7 +71,7 @@ extension TestFrame {
 
 /// The Carphone clip: one face, in most frames.
 enum FaceClip {
-    static let carphone = "/work/shared/faces/video/carphone_qcif.mp4"
+    static let carphone = TestFiles.shared.appendingPathComponent("faces/video/carphone_qcif.mp4").path
 
     /// Records an issue for every face still detectable in `output` where `input` showed
     /// one at the same frame index: by the DNN, and by the cascades on the faces both

@@ -34,7 +34,7 @@ struct PrivacyOnnxRuntimeTests {
         let carphone = try TestFrame.decodeVideo(FaceClip.carphone).enumerated().filter { $0.offset % 8 == 0 }.map(\.element)
         let carphone720p = try TestFrame.decodeVideo(FaceClip.carphone, filter: "select='not(mod(n\\,30))',scale=1280:720")
         let street = try TestFrame.decodeVideo(
-            "/work/shared/faces/video/vtest.avi", filter: "select='not(mod(n\\,200))',scale=1280:720")
+            TestFiles.shared.appendingPathComponent("faces/video/vtest.avi").path, filter: "select='not(mod(n\\,200))',scale=1280:720")
         let pictures = photos.compactMap { $0 } + carphone + carphone720p + street
         try #require(pictures.count >= 80)
         var faces = 0

@@ -3,9 +3,9 @@ import Testing
 
 @testable import AllSparkNode
 
-/// The labeled FDDB photos in /work/shared/faces/dev, read in place (never copied).
+/// The labeled FDDB photos in ../shared/faces/dev, read in place (never copied).
 struct FaceDataset {
-    static let root = URL(fileURLWithPath: "/work/shared/faces/dev")
+    static let root = TestFiles.shared.appendingPathComponent("faces/dev")
 
     /// Label boxes by image file name.
     let labels: [String: [PixelRect]]

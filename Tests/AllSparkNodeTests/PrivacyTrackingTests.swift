@@ -16,7 +16,7 @@ private struct FaceScene {
 
     init() throws {
         background = try TestFrame.decode(
-            "/work/shared/faces/video/vtest.avi", filter: "trim=end_frame=1,scale=\(Self.width):\(Self.height)")
+            TestFiles.shared.appendingPathComponent("faces/video/vtest.avi").path, filter: "trim=end_frame=1,scale=\(Self.width):\(Self.height)")
         let large = try LargeFace.find()
         let photo = try TestFrame.decode(large.path)
         let crop = large.label.grown(byFractionPerSide: 0.2).clamped(toWidth: photo.width, height: photo.height)

@@ -107,7 +107,7 @@ def test_detection_too_slow_for_the_frame_rate_degrades_health_and_counts_the_wa
 
 def test_without_onnx_runtime_the_net_runs_on_opencv_with_one_warning_and_faces_stay_masked(make_node, tmp_path):
     missing = tmp_path / "lib" / "libonnxruntime.so.1.21.1"
-    carphone = "/work/shared/faces/video/carphone_qcif.mp4"
+    carphone = str(REPO.parent / "shared" / "faces" / "video" / "carphone_qcif.mp4")
     node = make_node("--privacy", "face", "--source", carphone, size="176x144", fps=30,
                      env={"ALLSPARK_PRIVACY_ENGINE_LIBRARY": str(missing)})
     node.wait_healthy()

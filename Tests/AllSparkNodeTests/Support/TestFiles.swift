@@ -57,10 +57,16 @@ enum TestFiles {
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
             directory = directory.deletingLastPathComponent()
         }
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
         return packageRoot.appendingPathComponent(".build/debug/allspark-node")
     }
+
+    /// The checkout this test file belongs to.
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `../shared` beside the checkout (faces, clips, models), wherever the checkout lies:
+    /// CI clones it elsewhere, and a build root sees only the checkout and this folder.
+    static let shared = packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
 }
 
 struct TestFailure: Error, CustomStringConvertible {
