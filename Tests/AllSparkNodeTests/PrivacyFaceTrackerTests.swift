@@ -7,8 +7,9 @@ struct PrivacyFaceTrackerTests {
     static let width = 640
     static let height = 360
 
-    private func tracker(holdMs: Int64 = 1000) -> FaceTracker {
-        FaceTracker(frameWidth: Self.width, frameHeight: Self.height, holdMs: holdMs, flow: BoxFlow.Settings())
+    private func tracker(holdMs: Int64 = 1000, detectionWidth: Int = 640) -> FaceTracker {
+        FaceTracker(
+            frameWidth: Self.width, frameHeight: Self.height, holdMs: holdMs, detectionWidth: detectionWidth, flow: BoxFlow.Settings())
     }
 
     /// What a search of frame `number` over the whole frame found.
@@ -92,6 +93,30 @@ struct PrivacyFaceTrackerTests {
         #expect(tracker.tracks.count == 1)
         _ = tracker.record(result(1, at: 500, found: []), in: frames)
         #expect(tracker.tracks.isEmpty)
+    }
+
+    @Test("a search too coarse to see a face cannot lose it: a small face found by a window outlives whole-frame misses; the window's miss, or a big face's whole-frame miss, ends the track", arguments: [40, 160])
+    func coarserSearchCannotLoseASmallFace(faceWidth: Int) throws {
+        // A net 213 px wide on a 640 px frame: the scales of a 1080p frame on a 640 px net
+        // (a whole frame at 1/3, an edge window 60% of the frame wide at 0.56).
+        let frames = try TestHeldFrames()
+        let tracker = tracker(holdMs: 0, detectionWidth: 213)
+        let face = PixelRect(x: 100, y: 60, width: faceWidth, height: faceWidth)
+        let window = SearchRegions(PixelRect(x: 0, y: 0, width: 384, height: 288))
+        try frames.push(texturedFrame(width: Self.width, height: Self.height), captureTimeMs: 0)
+        _ = tracker.record(
+            DetectionResult(frameNumber: 0, captureTimeMs: 0, regions: window, boxes: [face], failure: nil, detectionMs: 5), in: frames)
+        try #require(tracker.tracks.count == 1)
+        #expect(abs(tracker.tracks[0].foundAtScale - 213.0 / 384.0) < 1e-9)
+        // Plain grey: the face's region has changed, and the hold is over.
+        try frames.push(TestFrame(width: Self.width, height: Self.height), captureTimeMs: 500)
+        tracker.carryTracks(into: 1, in: frames)
+        _ = tracker.record(result(1, at: 500, found: []), in: frames)
+        // Seen at 13 px the small face may be missed; at 53 px the big one is not.
+        #expect(tracker.tracks.count == (faceWidth == 40 ? 1 : 0), "after the whole frame's miss")
+        _ = tracker.record(
+            DetectionResult(frameNumber: 1, captureTimeMs: 500, regions: window, boxes: [], failure: nil, detectionMs: 5), in: frames)
+        #expect(tracker.tracks.isEmpty, "after the window's miss")
     }
 
     @Test("of two tracks that a face found now matches, the one not followed is dropped as a duplicate")

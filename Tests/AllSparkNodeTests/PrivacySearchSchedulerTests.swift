@@ -106,7 +106,7 @@ struct PrivacySearchSchedulerTests {
             try frames.push(still(squares: [(700, 300)]), captureTimeMs: 33)
             let track = FaceTrack(
                 tracked: TrackedBox(box: face), frameNumber: 1, lastSeenMs: lastSeenMs, lastFoundInSearch: 0,
-                signature: RegionSignature(of: face, in: frames.thumbnail(of: 1)))
+                foundAtScale: 0.5, signature: RegionSignature(of: face, in: frames.thumbnail(of: 1)))
             let search = try #require(scheduler.search(1, mayWait: true, in: frames, tracks: [track]))
             if searched {
                 #expect((0..<search.regions.count).contains { search.regions[$0].rect.contains(face) }, "face last seen at \(lastSeenMs) ms")

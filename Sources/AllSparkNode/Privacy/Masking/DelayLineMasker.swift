@@ -86,7 +86,9 @@ public final class DelayLineMasker: LiveFrameMasking {
         self.counters = counters
         painter = MaskPainter(style: settings.style, blocksAcross: settings.blocksAcross)
         scheduler = SearchScheduler(frameWidth: width, frameHeight: height, settings: settings)
-        tracker = FaceTracker(frameWidth: width, frameHeight: height, holdMs: settings.holdMs, flow: settings.flow)
+        tracker = FaceTracker(
+            frameWidth: width, frameHeight: height, holdMs: settings.holdMs, detectionWidth: settings.minimumRegionWidth,
+            flow: settings.flow)
         edgeWatch = EdgeWatch(frameWidth: width, frameHeight: height)
         pictures = PicturePool(width: width, height: height, capacity: settings.capacity)
         thumbnailScaler = try GreyScaler(finish: .bilinear)

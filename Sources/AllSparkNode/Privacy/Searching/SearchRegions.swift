@@ -53,9 +53,36 @@ struct SearchRegions: Sendable {
         }
     }
 
-    /// Whether one region held all of `box` (the part of a face inside the frame): only
-    /// then can the search have missed the face there; a net does not find half a face.
-    func lookedWhole(at box: PixelRect) -> Bool {
-        isWholeFrame || (0..<count).contains { self[$0].rect.contains(box) }
+    /// The finest scale (detector input pixels per frame pixel) at which one region held all
+    /// of `box` (the part of a face inside the frame); nil when none did: only a region that
+    /// held it whole can have missed the face there, as a net does not find half a face.
+    /// `detectionWidth` is the detector's widest input, which caps each region's scale.
+    func finestScale(holdingWhole box: PixelRect, frameWidth: Int, detectionWidth: Int) -> Double? {
+        if isWholeFrame { return Region.scale(ofWidth: frameWidth, asked: nil, detectionWidth: detectionWidth) }
+        var finest: Double?
+        for index in 0..<count where self[index].rect.contains(box) {
+            finest = max(finest ?? 0, self[index].inputScale(detectionWidth: detectionWidth))
+        }
+        return finest
+    }
+
+    /// The finest scale at which a region searched any part of `box` (the whole frame's when none did).
+    func finestScale(touching box: PixelRect, frameWidth: Int, detectionWidth: Int) -> Double {
+        var finest: Double?
+        for index in 0..<count where self[index].rect.intersection(box).area > 0 {
+            finest = max(finest ?? 0, self[index].inputScale(detectionWidth: detectionWidth))
+        }
+        return finest ?? Region.scale(ofWidth: frameWidth, asked: nil, detectionWidth: detectionWidth)
+    }
+}
+
+extension SearchRegions.Region {
+    /// Detector input pixels per frame pixel this region is searched at (`FaceNetSettings.inputSize`).
+    func inputScale(detectionWidth: Int) -> Double {
+        Self.scale(ofWidth: rect.width, asked: scale, detectionWidth: detectionWidth)
+    }
+
+    static func scale(ofWidth width: Int, asked: Double?, detectionWidth: Int) -> Double {
+        min(asked ?? 1, 1, Double(detectionWidth) / Double(max(width, 1)))
     }
 }

@@ -8,6 +8,9 @@ struct FaceTrack {
     var lastSeenMs: Int64
     /// The last search that found it (by frame number).
     var lastFoundInSearch: Int
+    /// The scale (detector input pixels per frame pixel) that search saw it at: a search
+    /// coarser than that may not see the face at all, so its miss says nothing.
+    var foundAtScale: Double
     /// What its region looked like when it was last found.
     var signature: RegionSignature
 }

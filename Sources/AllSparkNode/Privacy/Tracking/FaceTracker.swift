@@ -7,22 +7,29 @@
 /// (`FaceTrack`) carries it on into every frame pushed after: a face the detector misses
 /// in some searches stays masked while it was last found less than `holdMs` ago, and for
 /// as long after that as its region has not changed (a person sitting still stays masked
-/// however long they sit). Allocates nothing per frame once its tracks' room is made.
+/// however long they sit). Only a search that saw the face's place at a scale that finds it
+/// can end its track: nearly as fine as the search that last found it, or fine enough to
+/// see the face at `surelySeenInputWidth`. Under load a 1080p frame's finer window searches
+/// come seldom, and a whole-frame search sees a small face at a third of its size: its miss
+/// is no evidence the face is gone. Allocates nothing per frame once its tracks' room is made.
 final class FaceTracker {
     let frameWidth: Int
     let frameHeight: Int
     /// How long a face stays masked after the detector last found it, unless its region
     /// is unchanged (then longer).
     let holdMs: Int64
+    /// The detector's widest input (`privacyDetectionWidth`): it sets the scale a region is searched at.
+    let detectionWidth: Int
     /// The faces followed, each in the newest frame it was carried to.
     private(set) var tracks: [FaceTrack] = []
     private let flow: BoxFlow
     private var scratchSignature: RegionSignature?
 
-    init(frameWidth: Int, frameHeight: Int, holdMs: Int64, flow: BoxFlow.Settings) {
+    init(frameWidth: Int, frameHeight: Int, holdMs: Int64, detectionWidth: Int, flow: BoxFlow.Settings) {
         self.frameWidth = frameWidth
         self.frameHeight = frameHeight
         self.holdMs = holdMs
+        self.detectionWidth = detectionWidth
         self.flow = BoxFlow(settings: flow)
         tracks.reserveCapacity(64)
     }
@@ -69,7 +76,9 @@ final class FaceTracker {
                 ahead = flow.move(ahead, from: frames.thumbnail(of: later - 1), to: frames.thumbnail(of: later))
                 frames.add(ahead, to: later)
             }
-            let previousFind = follow(found, carriedTo: ahead, foundIn: number, at: result.captureTimeMs, in: frames)
+            let scale = result.regions.finestScale(touching: found, frameWidth: frameWidth, detectionWidth: detectionWidth)
+            let previousFind = follow(
+                found, carriedTo: ahead, foundIn: number, atScale: scale, at: result.captureTimeMs, in: frames)
             if previousFind == nil { appeared += 1 }
             // A face found before is already masked back to where it came in; carry this
             // box back to that search only. A new face is carried back through every frame held.
@@ -100,7 +109,8 @@ final class FaceTracker {
     /// newest frame) belongs to, or starts one. Returns the search that found the face
     /// before, nil for a new face.
     private func follow(
-        _ found: PixelRect, carriedTo carried: TrackedBox, foundIn number: Int, at captureMs: Int64, in frames: some HeldFrames
+        _ found: PixelRect, carriedTo carried: TrackedBox, foundIn number: Int, atScale scale: Double, at captureMs: Int64,
+        in frames: some HeldFrames
     ) -> Int? {
         let thumbnail = frames.thumbnail(of: number)
         var best: Int?
@@ -115,7 +125,7 @@ final class FaceTracker {
         guard let best else {
             tracks.append(FaceTrack(
                 tracked: carried, frameNumber: frames.newest, lastSeenMs: captureMs, lastFoundInSearch: number,
-                signature: RegionSignature(of: found, in: thumbnail)))
+                foundAtScale: scale, signature: RegionSignature(of: found, in: thumbnail)))
             return nil
         }
         let previousFind = tracks[best].lastFoundInSearch
@@ -123,26 +133,35 @@ final class FaceTracker {
         tracks[best].frameNumber = frames.newest
         tracks[best].lastSeenMs = captureMs
         tracks[best].lastFoundInSearch = number
+        tracks[best].foundAtScale = scale
         tracks[best].signature.update(found, in: thumbnail)
         return previousFind
     }
 
-    /// Ends tracks that search `number` looked at and did not find, last found more than
+    /// Ends tracks that search `number` looked at (finely enough to find them) and did not find, last found more than
     /// `holdMs` ago, whose region has changed since or which are mostly outside the frame;
     /// and tracks that another, found now, duplicates.
     private func dropLostTracks(after number: Int, at captureMs: Int64, searched regions: SearchRegions, in frames: some HeldFrames) {
         let thumbnail = frames.thumbnail(of: frames.newest)
         var index = tracks.startIndex
         while index < tracks.endIndex {
-            // A search that did not look at (most of what shows of) a face cannot have missed it.
             let shown = tracks[index].tracked.box.clamped(toWidth: frameWidth, height: frameHeight)
-            let lookedAt = regions.lookedWhole(at: shown)
-            if lookedAt, isLost(tracks[index], after: number, at: captureMs, in: thumbnail) {
+            if sawWhole(shown, of: tracks[index], in: regions), isLost(tracks[index], after: number, at: captureMs, in: thumbnail) {
                 tracks.remove(at: index)
             } else {
                 index += 1
             }
         }
+    }
+
+    /// Whether a search of `regions` would have found the face `track` follows, now at `shown`:
+    /// one region held all of what shows of it (a net does not find half a face), at a scale
+    /// that finds it.
+    private func sawWhole(_ shown: PixelRect, of track: FaceTrack, in regions: SearchRegions) -> Bool {
+        guard let scale = regions.finestScale(holdingWhole: shown, frameWidth: frameWidth, detectionWidth: detectionWidth) else {
+            return false
+        }
+        return scale >= track.foundAtScale * Self.nearlyAsFine || Double(shown.width) * scale >= Self.surelySeenInputWidth
     }
 
     private func isLost(_ track: FaceTrack, after number: Int, at captureMs: Int64, in thumbnail: LumaThumbnail) -> Bool {
@@ -165,4 +184,10 @@ final class FaceTracker {
 
     /// Boxes overlapping this much (IoU) are taken for the same face.
     static let sameFaceOverlap = 0.3
+    /// A face this wide at the net's input is found at any scale: a coarser search than the
+    /// one that found it may end its track.
+    static let surelySeenInputWidth = 48.0
+    /// A search at this share of the scale that found a face sees it barely smaller (a
+    /// changed region at 0.5 after a 1080p window at 0.56); a whole 1080p frame at 0.33 does not.
+    static let nearlyAsFine = 0.8
 }
