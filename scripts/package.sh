@@ -55,8 +55,10 @@ scratch=.build-package-deb$release
 swift build -c release --static-swift-stdlib --scratch-path "$scratch" \
     -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 
-work=dist/build/allspark-node-$deb_version
-rm -rf dist/build
+# A folder per release: both releases' packages may be built at once (scripts/test.sh).
+built=dist/build/deb$release
+work=$built/allspark-node-$deb_version
+rm -rf "$built"
 mkdir -p "$work/staged"
 cp -r scripts/package/debian "$work/debian"
 staged=$work/staged
@@ -135,7 +137,7 @@ EOF
 (cd "$work" && dpkg-buildpackage --build=binary --no-sign --no-check-builddeps)
 mkdir -p dist
 deb=dist/allspark-node_${deb_version}_amd64.deb
-mv "dist/build/allspark-node_${deb_version}_amd64.deb" "$deb"
+mv "$built/allspark-node_${deb_version}_amd64.deb" "$deb"
 
 # Errors fail the build; the warnings kept are listed, with why, in docs/design/appliance.md.
 lintian --fail-on error --info "$deb"
