@@ -3,8 +3,8 @@
 # (real libav, OpenCV, avahi-daemon), then, at once:
 # - the protocol/API tests, the dashboard's browser tests and the documentation, which
 #   drive the built node binary from Python;
-# - a .deb for each release, built at once (scripts/package.sh; the other release's in a
-#   root of it, scripts/debian-root.sh), then in that root the whole Swift suite again and the
+# - a .deb for each release (scripts/package.sh; the other release's built in a root of
+#   it, scripts/debian-root.sh), then in that root the whole Swift suite again and the
 #   footage readers' and ONVIF validator's suites (scripts/release-tests.sh --swift);
 # - each fuzz target for a few seconds under AddressSanitizer (a build of its own);
 # - once the packages and the fuzz build are done, the camera suite (a real V4L2 driver in
@@ -32,22 +32,17 @@ swift test --skip-build
 mark "Swift suites done"
 # The packages, then the other release's suites in a root of it, built and run while the
 # Python suites that need none of them run here: the builds use the CPU those suites leave
-# idle while they wait on real-time recording. The two releases' packages build at once
-# (the host's here, the other's in its root): each release build spends minutes on one core
-# optimising the node's module whole, and two overlap those. The whole Swift suite in the
-# root has a debug build of its own; the readers' and validator's tests there judge the
-# package's binary. Each part's output is kept in a log and shown when it is done.
+# idle while they wait on real-time recording. The whole Swift suite there has a debug
+# build of its own; the readers' and validator's tests there judge the package's binary.
+# Each part's output is kept in a log and shown when it is done.
 logs=$(mktemp -d)
-other_package_built=$logs/other-package-built
+packages_built=$logs/packages-built
 (
     bash scripts/package.sh --debian "$release"
     mark "Debian $release package built"
-) >"$logs/package" 2>&1 &
-package_pid=$!
-(
     bash scripts/package.sh --debian "$other"
     mark "Debian $other package built (in a Debian $other root)"
-    touch "$other_package_built"
+    touch "$packages_built"
     ALLSPARK_ROOT_SETUP=--release-tests nice -n 5 bash scripts/debian-root.sh "$other" --private-network \
         env ALLSPARK_NODE_BIN=".build-package-deb$other/release/allspark-node" bash scripts/release-tests.sh --swift
     mark "Debian $other: Swift suites, footage readers and validator done"
@@ -66,8 +61,7 @@ fuzz_pid=$!
 # processes' folders apart.
 (
     while kill -0 "$fuzz_pid" 2>/dev/null && ! grep -q "^== fuzz: built" "$logs/fuzz"; do sleep 5; done
-    while kill -0 "$package_pid" 2>/dev/null; do sleep 5; done
-    while [ ! -e "$other_package_built" ] && kill -0 "$other_pid" 2>/dev/null; do sleep 5; done
+    while [ ! -e "$packages_built" ] && kill -0 "$other_pid" 2>/dev/null; do sleep 5; done
     mark "VM suites started"
     status=0
     "$python" -m pytest -q -rs --durations=5 --basetemp="$logs/vm-suites" Tests/camera Tests/powercut || status=$?
@@ -85,13 +79,12 @@ show() {   # NAME PID LABEL: waits for a part, prints its log's end, keeps its s
     sed -e 's/.*\x1b\[2K//' "$logs/$1" | tail -n "${4:-120}"   # the text after swift build's progress updates
     return "$status"
 }
-package_status=0; show package "$package_pid" "the Debian $release package" 20 || package_status=$?
 vm_status=0; show vm "$vm_pid" "the camera and power-cut suites" 80 || vm_status=$?
 other_status=0; show other "$other_pid" "the packages and the Debian $other part" 200 || other_status=$?
 fuzz_status=0; show fuzz "$fuzz_pid" "the fuzz targets' smoke run" 60 || fuzz_status=$?
 mark "all but the package suite done"
 rm -rf "$logs"
-for status in "$python_status" "$package_status" "$vm_status" "$other_status" "$fuzz_status"; do
+for status in "$python_status" "$vm_status" "$other_status" "$fuzz_status"; do
     [ "$status" -eq 0 ] || { echo "== a part failed (exit $status), see above"; exit "$status"; }
 done
 "$python" -m pytest -q -rs --durations=10 Tests/package

@@ -11,10 +11,12 @@ from node_process import RunningNode
 
 
 def facts(driver):
-    """The card's <dl> as {label: value}."""
-    terms = driver.find_elements(By.CSS_SELECTOR, "#archive-facts dt")
-    values = driver.find_elements(By.CSS_SELECTOR, "#archive-facts dd")
-    return {term.text: value.text for term, value in zip(terms, values)}
+    """The card's <dl> as {label: value}, read in one script: the card is redrawn with each
+    status, and elements found one call earlier may be gone by the next."""
+    pairs = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#archive-facts dt'), term =>"
+        " [term.innerText.trim(), term.nextElementSibling ? term.nextElementSibling.innerText.trim() : ''])")
+    return dict(pairs)
 
 
 @pytest.fixture
@@ -63,7 +65,8 @@ def test_archive_card_says_why_the_bucket_fails(archiving_node, driver):
     wait_until_live(driver)
     wait_for(driver, lambda: text_of(driver, "archive-state") == "failing, retrying",
              message=f"the card's state is {text_of(driver, 'archive-state')!r}")
-    problems = lambda: [item.text for item in driver.find_elements(By.CSS_SELECTOR, "#archive-problems li")]
+    problems = lambda: driver.execute_script(
+        "return Array.from(document.querySelectorAll('#archive-problems li'), item => item.innerText.trim())")
     wait_for(driver, lambda: any("NoSuchBucket" in problem for problem in problems()),
              message=f"the card lists {problems()}")
     assert "needs-attention" in driver.find_element(By.ID, "archive-panel").get_attribute("class")
