@@ -60,13 +60,20 @@ struct PrivacyFollowedPointsTests {
         let settings = BoxFlow.Settings()
         let still = try LumaThumbnail(maxWidth: 480)
         let moving = try LumaThumbnail(maxWidth: 480)
-        try still.update(from: texturedFrame(width: Self.width, height: Self.height).frame, scaler: scaler, window: settings.window, levels: settings.levels)
-        try moving.update(from: texturedFrame(width: Self.width, height: Self.height).frame, scaler: scaler, window: settings.window, levels: settings.levels)
+        // A TestFrame owns the pixels its `frame` points at: each is kept alive while read.
+        let stillPicture = texturedFrame(width: Self.width, height: Self.height)
+        let shiftedPicture = texturedFrame(width: Self.width, height: Self.height, shiftX: 12)
+        try withExtendedLifetime(stillPicture) {
+            try still.update(from: stillPicture.frame, scaler: scaler, window: settings.window, levels: settings.levels)
+            try moving.update(from: stillPicture.frame, scaler: scaler, window: settings.window, levels: settings.levels)
+        }
         let flow = BoxFlow()
         let box = PixelRect(x: 200, y: 120, width: 80, height: 80)
         #expect(flow.motion(of: box, from: still, to: moving).map { $0 == (0, 0) } == true)
 
-        try moving.update(from: texturedFrame(width: Self.width, height: Self.height, shiftX: 12).frame, scaler: scaler, window: settings.window, levels: settings.levels)
+        try withExtendedLifetime(shiftedPicture) {
+            try moving.update(from: shiftedPicture.frame, scaler: scaler, window: settings.window, levels: settings.levels)
+        }
         let moved = try #require(flow.motion(of: box, from: still, to: moving))
         #expect(abs(moved.x - 12) <= 1, "\(moved)")
         #expect(flow.gridsFollowed == 2)

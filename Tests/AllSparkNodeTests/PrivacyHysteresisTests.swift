@@ -17,7 +17,8 @@ struct PrivacyHysteresisTests {
 
         // The detector finds nothing in the stripes: any mask there comes from the hold.
         var found: [PixelRect] = []
-        try CascadeFaceDetector().detect(in: stripedFrame(width: width, height: height).frame, appendingTo: &found)
+        let striped = stripedFrame(width: width, height: height)
+        try withExtendedLifetime(striped) { try CascadeFaceDetector().detect(in: striped.frame, appendingTo: &found) }
         try #require(found.isEmpty)
 
         for frameNumber in 1...holdFrames {
