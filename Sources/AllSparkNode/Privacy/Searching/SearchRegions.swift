@@ -59,20 +59,22 @@ struct SearchRegions: Sendable {
     /// `detectionWidth` is the detector's widest input, which caps each region's scale.
     func finestScale(holdingWhole box: PixelRect, frameWidth: Int, detectionWidth: Int) -> Double? {
         if isWholeFrame { return Region.scale(ofWidth: frameWidth, asked: nil, detectionWidth: detectionWidth) }
-        var finest: Double?
-        for index in 0..<count where self[index].rect.contains(box) {
-            finest = max(finest ?? 0, self[index].inputScale(detectionWidth: detectionWidth))
-        }
-        return finest
+        return finestScale(detectionWidth: detectionWidth) { $0.contains(box) }
     }
 
     /// The finest scale at which a region searched any part of `box` (the whole frame's when none did).
     func finestScale(touching box: PixelRect, frameWidth: Int, detectionWidth: Int) -> Double {
+        finestScale(detectionWidth: detectionWidth) { $0.intersection(box).area > 0 }
+            ?? Region.scale(ofWidth: frameWidth, asked: nil, detectionWidth: detectionWidth)
+    }
+
+    /// The finest scale among the regions whose rect meets `condition`; nil when none does.
+    private func finestScale(detectionWidth: Int, where condition: (PixelRect) -> Bool) -> Double? {
         var finest: Double?
-        for index in 0..<count where self[index].rect.intersection(box).area > 0 {
+        for index in 0..<count where condition(self[index].rect) {
             finest = max(finest ?? 0, self[index].inputScale(detectionWidth: detectionWidth))
         }
-        return finest ?? Region.scale(ofWidth: frameWidth, asked: nil, detectionWidth: detectionWidth)
+        return finest
     }
 }
 

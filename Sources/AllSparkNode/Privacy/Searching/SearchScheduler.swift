@@ -163,6 +163,7 @@ final class SearchScheduler {
     /// Whether a search of `rect` sees its faces at half scale at least (as a whole 720p
     /// frame), the scale the changed regions are searched at.
     private func seesFaces(in rect: PixelRect) -> Bool {
-        min(1, Double(settings.minimumRegionWidth) / Double(max(rect.width, 1))) >= ChangedRegionPlanner.coarsestScale
+        SearchRegions.Region.scale(ofWidth: rect.width, asked: nil, detectionWidth: settings.minimumRegionWidth)
+            >= ChangedRegionPlanner.coarsestScale
     }
 }
