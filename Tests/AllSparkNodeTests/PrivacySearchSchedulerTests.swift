@@ -106,13 +106,31 @@ struct PrivacySearchSchedulerTests {
             try frames.push(still(squares: [(700, 300)]), captureTimeMs: 33)
             let track = FaceTrack(
                 tracked: TrackedBox(box: face), frameNumber: 1, lastSeenMs: lastSeenMs, lastFoundInSearch: 0,
-                foundAtScale: 0.5, signature: RegionSignature(of: face, in: frames.thumbnail(of: 1)))
+                foundAtScale: 0.5, missesAfterHold: 0, signature: RegionSignature(of: face, in: frames.thumbnail(of: 1)))
             let search = try #require(scheduler.search(1, mayWait: true, in: frames, tracks: [track]))
             if searched {
                 #expect((0..<search.regions.count).contains { search.regions[$0].rect.contains(face) }, "face last seen at \(lastSeenMs) ms")
             } else {
                 #expect(search.regions.isEmpty, "face last seen at \(lastSeenMs) ms")
             }
+        }
+    }
+
+    @Test("a still picture needs no search, but a face missed once after its hold is searched whole there again at once", arguments: [0, 1])
+    func pendingMissIsSearchedInAStillPicture(misses: Int) throws {
+        let face = PixelRect(x: 600, y: 200, width: 70, height: 70)
+        let (frames, scheduler) = try afterAStillFrame()
+        try frames.push(still(), captureTimeMs: 2000)
+        let track = FaceTrack(
+            tracked: TrackedBox(box: face), frameNumber: 1, lastSeenMs: 0, lastFoundInSearch: 0,
+            foundAtScale: 0.5, missesAfterHold: misses, signature: RegionSignature(of: face, in: frames.thumbnail(of: 1)))
+        let search = try #require(scheduler.search(1, mayWait: true, in: frames, tracks: [track]))
+        if misses == 0 {
+            #expect(search.regions.isEmpty)
+        } else {
+            try #require(search.regions.count == 1)
+            let region = search.regions[0]
+            #expect(region.rect.contains(face) && (region.scale ?? 0) >= 0.5 && !search.regions.isWholeFrame, "\(region)")
         }
     }
 

@@ -102,6 +102,11 @@ final class SearchScheduler {
         let captureTimeMs = frames.captureTimeMs(of: number)
         var changedCount = searchedPicture.changedBlocks(
             in: frames.thumbnail(of: number), capturedAtMs: captureTimeMs, into: &changedBlocks)
+        // A face missed once after its hold is looked for again at once, changed or not: its
+        // track ends only on a second miss, and a still picture would never bring one.
+        for track in tracks where track.frameNumber == number && track.missesAfterHold > 0 {
+            changedCount += searchedPicture.flag(blocksTouching: track.tracked.box, in: &changedBlocks)
+        }
         guard changedCount > 0 else { return .nothing }
         // What a face found lately is masked with in this frame needs no search for itself:
         // what changed only under the mask leaves masked (and is searched once the mask moves

@@ -79,6 +79,24 @@ final class SearchedPicture {
         return cleared
     }
 
+    /// Sets the flags of the blocks `box` (frame pixels) touches. Returns how many were clear.
+    func flag(blocksTouching box: PixelRect, in changed: inout [Bool]) -> Int {
+        guard changed.count == blocksAcross * blocksDown, box.width > 0, box.height > 0 else { return 0 }
+        let firstX = max(Int(Double(box.x) * scale) / Self.block, 0)
+        let firstY = max(Int(Double(box.y) * scale) / Self.block, 0)
+        let lastX = min(Int(Double(box.maxX - 1) * scale) / Self.block, blocksAcross - 1)
+        let lastY = min(Int(Double(box.maxY - 1) * scale) / Self.block, blocksDown - 1)
+        var set = 0
+        for blockY in firstY...max(firstY, lastY) where blockY <= lastY {
+            for blockX in firstX...max(firstX, lastX) where blockX <= lastX {
+                let index = blockY * blocksAcross + blockX
+                if !changed[index] { set += 1 }
+                changed[index] = true
+            }
+        }
+        return set
+    }
+
     /// Whether a block flagged in `changed` lies not wholly inside `box` (frame pixels).
     func flagsBlock(outside box: PixelRect, in changed: [Bool]) -> Bool {
         guard changed.count == blocksAcross * blocksDown else { return true }

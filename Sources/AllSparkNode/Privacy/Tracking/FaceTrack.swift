@@ -11,6 +11,8 @@ struct FaceTrack {
     /// The scale (detector input pixels per frame pixel) that search saw it at: a search
     /// coarser than that may not see the face at all, so its miss says nothing.
     var foundAtScale: Double
+    /// Searches that could have found it and did not since it was last found, after its hold.
+    var missesAfterHold: Int
     /// What its region looked like when it was last found.
     var signature: RegionSignature
 }

@@ -125,7 +125,7 @@ final class FaceTracker {
         guard let best else {
             tracks.append(FaceTrack(
                 tracked: carried, frameNumber: frames.newest, lastSeenMs: captureMs, lastFoundInSearch: number,
-                foundAtScale: scale, signature: RegionSignature(of: found, in: thumbnail)))
+                foundAtScale: scale, missesAfterHold: 0, signature: RegionSignature(of: found, in: thumbnail)))
             return nil
         }
         let previousFind = tracks[best].lastFoundInSearch
@@ -134,23 +134,35 @@ final class FaceTracker {
         tracks[best].lastSeenMs = captureMs
         tracks[best].lastFoundInSearch = number
         tracks[best].foundAtScale = scale
+        tracks[best].missesAfterHold = 0
         tracks[best].signature.update(found, in: thumbnail)
         return previousFind
     }
 
-    /// Ends tracks that search `number` looked at (finely enough to find them) and did not find, last found more than
-    /// `holdMs` ago, whose region has changed since or which are mostly outside the frame;
-    /// and tracks that another, found now, duplicates.
+    /// Ends tracks that another, found now, duplicates, or that were carried mostly out of
+    /// the frame; and tracks missed by `missesToEnd` searches in a row that looked at them
+    /// (finely enough to find them), each after the hold and with their region changed.
     private func dropLostTracks(after number: Int, at captureMs: Int64, searched regions: SearchRegions, in frames: some HeldFrames) {
         let thumbnail = frames.thumbnail(of: frames.newest)
         var index = tracks.startIndex
         while index < tracks.endIndex {
             let shown = tracks[index].tracked.box.clamped(toWidth: frameWidth, height: frameHeight)
-            if sawWhole(shown, of: tracks[index], in: regions), isLost(tracks[index], after: number, at: captureMs, in: thumbnail) {
-                tracks.remove(at: index)
-            } else {
-                index += 1
+            if sawWhole(shown, of: tracks[index], in: regions) {
+                switch verdict(on: tracks[index], after: number, at: captureMs, in: thumbnail) {
+                case .ended:
+                    tracks.remove(at: index)
+                    continue
+                case .missed:
+                    tracks[index].missesAfterHold += 1
+                    if tracks[index].missesAfterHold >= Self.missesToEnd {
+                        tracks.remove(at: index)
+                        continue
+                    }
+                case .kept:
+                    break
+                }
             }
+            index += 1
         }
     }
 
@@ -164,22 +176,31 @@ final class FaceTracker {
         return scale >= track.foundAtScale * Self.nearlyAsFine || Double(shown.width) * scale >= Self.surelySeenInputWidth
     }
 
-    private func isLost(_ track: FaceTrack, after number: Int, at captureMs: Int64, in thumbnail: LumaThumbnail) -> Bool {
-        guard track.lastFoundInSearch != number else { return false }
+    private enum Verdict {
+        /// Found now, within its hold, or its region unchanged since it was found.
+        case kept
+        /// Not found, after the hold, where the picture changed.
+        case missed
+        /// Another track, found now, follows the same face; or it was carried mostly out of the frame.
+        case ended
+    }
+
+    private func verdict(on track: FaceTrack, after number: Int, at captureMs: Int64, in thumbnail: LumaThumbnail) -> Verdict {
+        guard track.lastFoundInSearch != number else { return .kept }
         let duplicated = tracks.contains {
             $0.lastFoundInSearch == number && $0.tracked.box.intersectionOverUnion(track.tracked.box) >= Self.sameFaceOverlap
         }
-        if duplicated { return true }
-        guard captureMs - track.lastSeenMs > holdMs else { return false }
+        if duplicated { return .ended }
+        guard captureMs - track.lastSeenMs > holdMs else { return .kept }
         // A face carried out through the edge, kept mostly outside: only the hold keeps it.
         let box = track.tracked.box
-        if 2 * box.clamped(toWidth: frameWidth, height: frameHeight).area < box.area { return true }
+        if 2 * box.clamped(toWidth: frameWidth, height: frameHeight).area < box.area { return .ended }
         if scratchSignature == nil {
             scratchSignature = RegionSignature(of: track.tracked.box, in: thumbnail)
         } else {
             scratchSignature?.update(track.tracked.box, in: thumbnail)
         }
-        return scratchSignature!.difference(from: track.signature) > RegionSignature.changedAbove
+        return scratchSignature!.difference(from: track.signature) > RegionSignature.changedAbove ? .missed : .kept
     }
 
     /// Boxes overlapping this much (IoU) are taken for the same face.
@@ -190,4 +211,8 @@ final class FaceTracker {
     /// A search at this share of the scale that found a face sees it barely smaller (a
     /// changed region at 0.5 after a 1080p window at 0.56); a whole 1080p frame at 0.33 does not.
     static let nearlyAsFine = 0.8
+    /// Searches in a row that must miss a face before its track ends: a net misses a small
+    /// face now and then, and under load the next search fine enough to find it comes
+    /// seconds later, so one miss would show the face until then.
+    static let missesToEnd = 2
 }
