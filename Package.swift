@@ -116,6 +116,12 @@ let package = Package(
             dependencies: [
                 "AllSparkNode",
                 "CFFmpeg",
+                // What the fuzz targets (FuzzTargets, a link to Tests/Fuzz's) import: the suite
+                // runs each over its corpus.
+                "CAvahi",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "WSCore", package: "swift-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

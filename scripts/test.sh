@@ -6,12 +6,14 @@
 # - a .deb for each release (scripts/package.sh; the other release's built in a root of
 #   it, scripts/debian-root.sh), then in that root the whole Swift suite again and the
 #   footage readers' and ONVIF validator's suites (scripts/release-tests.sh --swift);
-# - each fuzz target for a few seconds under AddressSanitizer (a build of its own);
-# - once the packages and the fuzz build are done, the camera suite (a real V4L2 driver in
-#   a VM) and the power-cut suite (3 seeded power cuts of a recording VM), in a pytest
-#   process of their own: they need the CPU the Python suites above leave idle;
-# and last the package suite (each .deb installed into a booted Debian of its release with
-# systemd; its containers share the host's network, so it runs alone).
+# - once the packages are built, the camera suite (a real V4L2 driver in a VM) and the
+#   power-cut suite (3 seeded power cuts of a recording VM), in a pytest process of their
+#   own: they need the CPU the Python suites above leave idle;
+# and, once the protocol suites are done and both packages built, the package suite (each
+# .deb installed into a booted Debian of its release with systemd; its containers share
+# the host's network, so not beside the protocol suites).
+# The fuzz targets run over their corpora in the Swift suite (FuzzCorpusTests); mutating
+# them under AddressSanitizer needs a build of its own and is scripts/fuzz.sh's work.
 # -rs prints why anything was skipped; each part's time is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,19 +50,9 @@ packages_built=$logs/packages-built
     mark "Debian $other: Swift suites, footage readers and validator done"
 ) >"$logs/other" 2>&1 &
 other_pid=$!
-# The fuzz targets' smoke run (scripts/fuzz.sh: an AddressSanitizer build of its own, then
-# each target 5 s), niced so the recording tests keep their CPU; an input may take 60 s
-# here (the 1-s hang limit is the campaign's, on a quiet machine).
+# The VM suites wait for the packages' CPU, then run beside the rest (software-emulated
+# VMs take a core each). Their own --basetemp keeps the two pytest processes' folders apart.
 (
-    FUZZ_TIMEOUT=60 nice -n 10 bash scripts/fuzz.sh 5
-    mark "fuzz targets' smoke run done"
-) >"$logs/fuzz" 2>&1 &
-fuzz_pid=$!
-# The VM suites wait for the packages' and the fuzz build's CPU, then run beside the rest
-# (software-emulated VMs take a core each). Their own --basetemp keeps the two pytest
-# processes' folders apart.
-(
-    while kill -0 "$fuzz_pid" 2>/dev/null && ! grep -q "^== fuzz: built" "$logs/fuzz"; do sleep 5; done
     while [ ! -e "$packages_built" ] && kill -0 "$other_pid" 2>/dev/null; do sleep 5; done
     mark "VM suites started"
     status=0
@@ -72,6 +64,15 @@ vm_pid=$!
 python_status=0
 "$python" -m pytest -q -rs --durations=10 Tests/protocol Tests/web Tests/docs || python_status=$?
 mark "protocol, web and docs suites done"
+# The package suite once both packages are built: its booted containers share the host's
+# network and mDNS, so not beside the suites above; beside the VM suites (their guests
+# have networks of their own) and the Debian 13 root (--private-network) it may run.
+while [ ! -e "$packages_built" ] && kill -0 "$other_pid" 2>/dev/null; do sleep 5; done
+package_status=0
+if [ -e "$packages_built" ]; then
+    "$python" -m pytest -q -rs --durations=10 Tests/package || package_status=$?
+    mark "package suite done (Debian 12 and 13)"
+fi
 show() {   # NAME PID LABEL: waits for a part, prints its log's end, keeps its status
     local status=0
     wait "$2" || status=$?
@@ -81,11 +82,8 @@ show() {   # NAME PID LABEL: waits for a part, prints its log's end, keeps its s
 }
 vm_status=0; show vm "$vm_pid" "the camera and power-cut suites" 80 || vm_status=$?
 other_status=0; show other "$other_pid" "the packages and the Debian $other part" 200 || other_status=$?
-fuzz_status=0; show fuzz "$fuzz_pid" "the fuzz targets' smoke run" 60 || fuzz_status=$?
-mark "all but the package suite done"
+mark "all done"
 rm -rf "$logs"
-for status in "$python_status" "$vm_status" "$other_status" "$fuzz_status"; do
+for status in "$python_status" "$package_status" "$vm_status" "$other_status"; do
     [ "$status" -eq 0 ] || { echo "== a part failed (exit $status), see above"; exit "$status"; }
 done
-"$python" -m pytest -q -rs --durations=10 Tests/package
-mark "package suite done (Debian 12 and 13)"
