@@ -78,6 +78,10 @@ show() {   # NAME PID LABEL: waits for a part, prints its log's end, keeps its s
     wait "$2" || status=$?
     echo "== $3 ($status):"
     sed -e 's/.*\x1b\[2K//' "$logs/$1" | tail -n "${4:-120}"   # the text after swift build's progress updates
+    if [ "$status" -ne 0 ]; then   # what failed, wherever it is in the log
+        echo "== $3: the lines that say what failed"
+        grep -a -E "recorded an issue|✘|FAILED|^E   |error:" "$logs/$1" | head -n 60 || true
+    fi
     return "$status"
 }
 vm_status=0; show vm "$vm_pid" "the camera and power-cut suites" 80 || vm_status=$?
