@@ -17,7 +17,7 @@ seconds=${1:-10}
 shift || true
 runs=${RUNS:--1}
 # An input that takes longer is a hang (a finding). 1 s on a quiet machine (the campaign);
-# the test command, which shares the CPU with the Python suites and builds, gives more.
+# a run beside other work gives more.
 unit_timeout=${FUZZ_TIMEOUT:-1}
 jobs=${JOBS:-1}
 scratch=${FUZZ_SCRATCH:-$PWD/.build-fuzz}

@@ -86,9 +86,10 @@ final class SearchedPicture {
         let firstY = max(Int(Double(box.y) * scale) / Self.block, 0)
         let lastX = min(Int(Double(box.maxX - 1) * scale) / Self.block, blocksAcross - 1)
         let lastY = min(Int(Double(box.maxY - 1) * scale) / Self.block, blocksDown - 1)
+        guard firstX <= lastX, firstY <= lastY else { return 0 }
         var set = 0
-        for blockY in firstY...max(firstY, lastY) where blockY <= lastY {
-            for blockX in firstX...max(firstX, lastX) where blockX <= lastX {
+        for blockY in firstY...lastY {
+            for blockX in firstX...lastX {
                 let index = blockY * blocksAcross + blockX
                 if !changed[index] { set += 1 }
                 changed[index] = true
