@@ -303,11 +303,3 @@ allspark_status allspark_face_net_decode(allspark_face_net *net, const float *co
 const char *allspark_face_net_last_error(const allspark_face_net *net) {
     return net == nullptr ? "" : net->lastError.c_str();
 }
-
-void allspark_set_opencv_threads(int32_t threads) {
-    try {
-        cv::setNumThreads(threads);
-    } catch (...) {
-        // Only a hint: OpenCV keeps its own default if it refuses.
-    }
-}

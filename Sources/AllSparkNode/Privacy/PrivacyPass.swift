@@ -1,4 +1,3 @@
-import COpenCVShim
 import Logging
 
 /// Chooses the recorder's privacy pass before recording starts, and fails closed: a
@@ -38,9 +37,6 @@ public struct PrivacyPass: Sendable {
         _ = try detectors.makeDetectors()
         // The trial loads (and the engine's) are freed: their pages go back now, not at peak RSS.
         MallocTuning.returnFreedMemory()
-        // One thread for OpenCV: detection runs on the detection thread alone and leaves the
-        // other core to capture and encoding.
-        allspark_set_opencv_threads(1)
         logger.info("""
             privacy: \(detectors.mode.rawValue) masking with \(detectors.name) on \(detectors.engine.name), searching at ≤ \(detectors.net.maxDetectionWidth) px wide \
             \(delayLine.searchesEveryFrame ? "every frame" : "as many frames as it keeps up with, tracking faces in between")

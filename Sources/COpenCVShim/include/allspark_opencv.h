@@ -254,8 +254,9 @@ allspark_status allspark_face_net_decode(allspark_face_net *net,
 /* As allspark_cascade_detector_last_error. */
 const char *allspark_face_net_last_error(const allspark_face_net *net);
 
-/* Threads OpenCV may use for one call (cv::setNumThreads; process-wide). */
-void allspark_set_opencv_threads(int32_t threads);
+/* Threads OpenCV may use for one call (cv::getNumThreads): 1, set once as the program loads
+   (threads.cpp), -1 if OpenCV cannot say. */
+int32_t allspark_opencv_threads(void);
 
 /* ---- Sparse optical flow (pyramidal Lucas-Kanade, OpenCV's video module) ---- */
 
