@@ -1,5 +1,8 @@
 #include "quiet_stderr.h"
 
+#define _GNU_SOURCE  // dup3
+
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +14,10 @@ struct allspark_captured {
     size_t length;
     size_t capacity;
 };
+
+// One redirection at a time: two interleaved would each restore the other's pipe as standard
+// error, and a drain would wait forever for the end of a pipe that standard error still holds.
+static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
 
 static void *drain(void *argument) {
     struct allspark_captured *captured = argument;
@@ -32,30 +39,39 @@ static void *drain(void *argument) {
 
 allspark_quiet_stderr allspark_quiet_stderr_begin(void) {
     allspark_quiet_stderr quiet = {.saved = -1, .captured = NULL};
+    pthread_mutex_lock(&one_at_a_time);
     struct allspark_captured *captured = calloc(1, sizeof *captured);
     int ends[2];
-    if (captured == NULL) return quiet;
-    if (pipe(ends) != 0) {
+    if (captured == NULL) {
+        pthread_mutex_unlock(&one_at_a_time);
+        return quiet;
+    }
+    if (pipe2(ends, O_CLOEXEC) != 0) {
         free(captured);
+        pthread_mutex_unlock(&one_at_a_time);
         return quiet;
     }
     captured->read_end = ends[0];
     fflush(stderr);
-    int saved = dup(STDERR_FILENO);
+    int saved = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
     if (saved < 0 || pthread_create(&quiet.drain, NULL, drain, captured) != 0) {
         if (saved >= 0) close(saved);
         close(ends[0]);
         close(ends[1]);
         free(captured);
+        pthread_mutex_unlock(&one_at_a_time);
         return quiet;
     }
-    if (dup2(ends[1], STDERR_FILENO) < 0) {
+    // Close-on-exec: a child another thread starts meanwhile does not inherit the pipe (and
+    // hold it open past the call) as its standard error.
+    if (dup3(ends[1], STDERR_FILENO, O_CLOEXEC) < 0) {
         close(ends[1]);
         pthread_join(quiet.drain, NULL);
         close(ends[0]);
         close(saved);
         free(captured->bytes);
         free(captured);
+        pthread_mutex_unlock(&one_at_a_time);
         return quiet;
     }
     close(ends[1]);  // standard error holds the write end now
@@ -93,4 +109,5 @@ void allspark_quiet_stderr_end(allspark_quiet_stderr quiet, const char *dropped_
     }
     free(captured->bytes);
     free(captured);
+    pthread_mutex_unlock(&one_at_a_time);
 }

@@ -120,6 +120,24 @@ struct PrivacyOnnxRuntimeTests {
         }
     }
 
+    /// Making a session points standard error at a pipe for the call (to drop ONNX's schema
+    /// lines). Two makes interleaved once left one's pipe as standard error, and its drain
+    /// waited forever: this test then never ends, and the time limit fails it.
+    @Test("sessions made on four threads at once are all made", .timeLimit(.minutes(2)))
+    func sessionsMadeAtOnce() async throws {
+        let library = try Self.library()
+        let made = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    for _ in 0..<3 { _ = try FaceNetDetector(engine: .onnxRuntime(library)) }
+                    return 3
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(made == 12)
+    }
+
     @Test("with the library present, auto picks ONNX Runtime and names it")
     func presentLibraryIsChosen() throws {
         let setup = DetectorSetup(mode: .face, choice: .auto, engine: .auto)
