@@ -72,6 +72,19 @@ struct PrivacySearchSchedulerTests {
         #expect(scheduler.search(3, mayWait: false, in: frames, tracks: [])?.frame == 3)
     }
 
+    @Test("when the source lost frames, a busy frame next in number but past the stride in time is searched itself")
+    func busyFrameAfterAGapIsSearched() throws {
+        let frames = try TestHeldFrames()
+        let scheduler = scheduler(busySearchStride: 2)
+        try frames.push(busy(0), captureTimeMs: 0)
+        #expect(scheduler.search(0, mayWait: true, in: frames, tracks: [])?.regions.isWholeFrame == true)
+        // The next frame the source delivered came 400 ms later (it lost the 11 between).
+        try frames.push(busy(1), captureTimeMs: 400)
+        let search = try #require(scheduler.search(1, mayWait: true, in: frames, tracks: []), "frame 1 waited out a 400 ms gap")
+        #expect(search.frame == 1 && !search.regions.isEmpty)
+        #expect(scheduler.lastSubmitted == 1 && scheduler.lastSubmittedMs == 400)
+    }
+
     @Test("a frame left waiting for a busy search is searched itself when the next frame needs no busy search")
     func waitingFrameSearchedAfterAFlash() throws {
         let (frames, scheduler) = try afterAStillFrame()

@@ -25,9 +25,9 @@ import CFFmpeg
 /// motion could not be measured); every box also grows by `marginPerSide`.
 ///
 /// When detection falls behind the frame rate, the frame rate gives way, never the search:
-/// a frame that arrives more than `busySearchStride` frames after the last one a search
-/// looked at (or found nothing to look at in) waits for the search in flight and is searched
-/// next, so no frame leaves further from a search than a busy scene's own schedule leaves
+/// a frame that arrives more than `busySearchStride` frames (or `busySearchSpanMs`) after
+/// the last one a search looked at (or found nothing to look at in) waits for the search in
+/// flight and is searched next, so no frame leaves further from a search than a busy scene's own schedule leaves
 /// it. Likewise when the delay line is full and its oldest frame has had no search since:
 /// privacy first, a frame never leaves unsearched. The caller waits; a live source then
 /// lags and drops the frames it cannot deliver in time (a lower frame rate, counted with
@@ -135,7 +135,10 @@ public final class DelayLineMasker: LiveFrameMasking {
         }
         retireThumbnail(of: number - 1)
         if let result = worker.takeResultIfDone() { record(result) }
-        if worker.isBusy, !settings.searchesEveryFrame, number - scheduler.lastSubmitted > settings.busySearchStride {
+        if worker.isBusy, !settings.searchesEveryFrame,
+           number - scheduler.lastSubmitted > settings.busySearchStride
+            || captureTimeMs - scheduler.lastSubmittedMs > settings.busySearchSpanMs
+        {
             waitsForDetection += 1
             counters.recordWaitForDetection()
             record(worker.waitForResult())

@@ -25,6 +25,11 @@ extension DelayLineMasker {
         /// motion, as for any face found late: the privacy of a search of every frame, at a
         /// fraction of its cost. 1 searches every frame detection has time for.
         public var busySearchStride: Int
+        /// The stride in time at the source's rate, and half a frame more: a frame further than
+        /// this from the last search is searched itself however near in number, so a source
+        /// that lost frames (a box short of CPU) sheds frames rather than carry masks across
+        /// its gaps.
+        public var busySearchSpanMs: Int64
         /// The detector's widest input (`privacyDetectionWidth`): the plan's regions and the
         /// changed regions' sizes follow from it.
         public var minimumRegionWidth: Int
@@ -63,6 +68,7 @@ extension DelayLineMasker {
             guardsEdges: Bool = true, busySearchStride: Int = Settings.defaultBusySearchStride
         ) {
             self.busySearchStride = busySearchStride
+            busySearchSpanMs = Int64(((Double(busySearchStride) + 0.5) * 1000 / max(fps, 1)).rounded(.up))
             self.lookbackMs = lookbackMs
             self.guardsEdges = guardsEdges
             self.minimumRegionWidth = minimumRegionWidth

@@ -6,7 +6,8 @@
 /// search; where a few parts changed, at a few small regions around them
 /// (`ChangedRegionPlanner`), so a walking person costs a small one; where much changed, at
 /// `SearchPlan`'s turn (the whole frame or an edge window), and on every
-/// `busySearchStride`-th frame only: the frames between wait for it. Allocates nothing per
+/// `busySearchStride`-th frame only (and no further apart than `busySearchSpanMs`): the
+/// frames between wait for it. Allocates nothing per
 /// frame once the frame size is known.
 final class SearchScheduler {
     /// What a frame's search must look at.
@@ -29,11 +30,13 @@ final class SearchScheduler {
     let frameHeight: Int
     /// The last frame handed over for a search (or found to need none).
     private(set) var lastSubmitted = -1
+    private(set) var lastSubmittedMs = Int64.min / 2
     /// Frames that needed no search: nothing changed where searches had looked.
     private(set) var framesUnchanged = 0
     /// The last frame searched in its turn (much changed), and the frame left for the next
     /// search by `busySearchStride`, if any.
     private var lastBusySearch = Int.min / 2
+    private var lastBusySearchMs = Int64.min / 2
     private var waitingForBusySearch: Int?
     private var plan: SearchPlan
     /// What searches have looked at, block by block, and the regions that need a search.
@@ -67,7 +70,11 @@ final class SearchScheduler {
         var number = number
         var next = nextSearch(for: number, in: frames, tracks: tracks)
         let strided = settings.searchesChangedRegions && !settings.searchesEveryFrame
-        if strided, next.isTurn, mayWait, number - lastBusySearch < settings.busySearchStride {
+        // Within the stride in number and in time: a frame the source sent after a gap (frames
+        // it lost) is searched itself.
+        if strided, next.isTurn, mayWait, number - lastBusySearch < settings.busySearchStride,
+           frames.captureTimeMs(of: number) - lastBusySearchMs <= settings.busySearchSpanMs
+        {
             waitingForBusySearch = waitingForBusySearch ?? number
             return nil
         }
@@ -82,6 +89,7 @@ final class SearchScheduler {
         }
         waitingForBusySearch = nil
         lastSubmitted = number
+        lastSubmittedMs = frames.captureTimeMs(of: number)
         let regions = taken(next, in: number, of: frames)
         if regions.isEmpty { framesUnchanged += 1 }
         return (number, regions)
@@ -144,6 +152,7 @@ final class SearchScheduler {
             return regions
         case .turn:
             lastBusySearch = number
+            lastBusySearchMs = frames.captureTimeMs(of: number)
             var coverage = settings.searchesEveryFrame ? .whole : plan.nextCoverage(wholeNeeded: false)
             // An edge window's turn leaves the rest of the frame to later turns: where something
             // changed outside the window (a face that popped up there), the frame is searched
