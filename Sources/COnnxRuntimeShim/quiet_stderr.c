@@ -1,6 +1,6 @@
-#include "quiet_stderr.h"
+#define _GNU_SOURCE  // pipe2, dup3
 
-#define _GNU_SOURCE  // dup3
+#include "quiet_stderr.h"
 
 #include <fcntl.h>
 #include <stdio.h>
