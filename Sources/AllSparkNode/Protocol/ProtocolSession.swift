@@ -24,7 +24,7 @@ public struct ProtocolSession: Sendable {
     var onClientInfo: @Sendable (String) -> Void = { _ in }
     /// Called with each command the session accepts, for status pages.
     var onCommand: @Sendable (String) -> Void = { _ in }
-    /// The connection's event loop when the caller pinned it there (uplink), to pace uploads by.
+    /// The connection's event loop (the server's and the uplink's), to pace uploads by.
     var eventLoop: (any EventLoop)?
     /// Uplink: the edge server's clock, which its ranges are in.
     var timeMapping: EdgeTimeMapping?
