@@ -1,4 +1,4 @@
-#define _GNU_SOURCE  // pipe2, dup3
+#define _GNU_SOURCE  // pipe2
 
 #include "quiet_stderr.h"
 
@@ -62,9 +62,10 @@ allspark_quiet_stderr allspark_quiet_stderr_begin(void) {
         pthread_mutex_unlock(&one_at_a_time);
         return quiet;
     }
-    // Close-on-exec: a child another thread starts meanwhile does not inherit the pipe (and
-    // hold it open past the call) as its standard error.
-    if (dup3(ends[1], STDERR_FILENO, O_CLOEXEC) < 0) {
+    // Not close-on-exec: a child another thread starts meanwhile would find its standard
+    // error closed, and the first file it opens would take that number. It inherits the pipe
+    // instead, and the call ends once that child has exited too.
+    if (dup2(ends[1], STDERR_FILENO) < 0) {
         close(ends[1]);
         pthread_join(quiet.drain, NULL);
         close(ends[0]);
