@@ -7,8 +7,7 @@
 /// (`ChangedRegionPlanner`), so a walking person costs a small one; where much changed, at
 /// `SearchPlan`'s turn (the whole frame or an edge window), and on every
 /// `busySearchStride`-th frame only (and no further apart than `busySearchSpanMs`): the
-/// frames between wait for it. Allocates nothing per
-/// frame once the frame size is known.
+/// frames between wait for it. Allocates nothing per frame once the frame size is known.
 final class SearchScheduler {
     /// What a frame's search must look at.
     private enum NextSearch {
@@ -30,6 +29,7 @@ final class SearchScheduler {
     let frameHeight: Int
     /// The last frame handed over for a search (or found to need none).
     private(set) var lastSubmitted = -1
+    /// Its capture time: the frame itself may have left the line by the next push.
     private(set) var lastSubmittedMs = Int64.min / 2
     /// Frames that needed no search: nothing changed where searches had looked.
     private(set) var framesUnchanged = 0
