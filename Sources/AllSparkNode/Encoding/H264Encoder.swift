@@ -15,8 +15,11 @@ public final class H264Encoder {
     /// machine: no B-frames, a 2-frame lookahead (macroblock-tree rate control stays on) and
     /// sliced threads hold few frames, which halves peak memory at 1080p (352 → 189 MB) at the
     /// same speed and about the same size (a static street scene −17%, a talking face −0.5%,
-    /// the test pattern +4%; bench/README.md). An `x264-params` in `encoder.options` replaces it.
-    static let cameraX264Params = "bframes=0:rc-lookahead=2:sliced-threads=1"
+    /// the test pattern +4%; bench/README.md). `force-cfr` rates each frame as one frame
+    /// interval rather than waiting for the next frame's time: one frame less live latency, the
+    /// same stream at a steady rate (timestamps pass through unchanged). An `x264-params` in
+    /// `encoder.options` replaces it.
+    static let cameraX264Params = "bframes=0:rc-lookahead=2:sliced-threads=1:force-cfr=1"
 
     /// Opens `settings.codec`, or libx264 when that cannot open (no such encoder, no hardware).
     public init(settings: EncoderSettings, width: Int, height: Int, fps: Double, logger: Logger) throws {

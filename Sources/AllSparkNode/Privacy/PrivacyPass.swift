@@ -76,7 +76,8 @@ public struct PrivacyPass: Sendable {
             delayLine: DelayLineMasker.Settings(
                 fps: config.fps, searchesEveryFrame: config.privacyEveryFrame, style: style,
                 minimumRegionWidth: config.privacyDetectionWidth, lookbackMs: Int64(config.privacyLookbackMs),
-                guardsEdges: config.privacyEdgeGuard, busySearchStride: config.privacyBusySearchStride),
+                guardsEdges: config.privacyEdgeGuard, busySearchStride: config.privacyBusySearchStride,
+                realTimeSource: CaptureSettings(config).source.isLive || config.pace),
             logger: logger)
     }
 }

@@ -145,10 +145,23 @@ public final class DelayLineMasker: LiveFrameMasking {
         }
         if !worker.isBusy { submit(nextToSearch, mayWait: true) }
         try release(emit)
+        try awaitSearchInFlight(capturedAtMs: captureTimeMs, emit: emit)
     }
 
     public func push(_ frame: CapturedFrame, emit: (MaskedFrame) throws -> Void) throws {
         try push(frame.picture, captureTimeMs: frame.captureTimeMs, emit: emit)
+    }
+
+    /// Waits for the search in flight while the source's next frame is still far off
+    /// (`searchWaitAfterCaptureMs`), and lets out the frames it covers. A recording thread
+    /// already behind its source does not wait.
+    private func awaitSearchInFlight(capturedAtMs: Int64, emit: (MaskedFrame) throws -> Void) throws {
+        let limitMs = settings.searchWaitAfterCaptureMs
+        guard limitMs > 0, worker.isBusy else { return }
+        let waitMs = min(limitMs, capturedAtMs + limitMs - WallClock.nowMs())
+        guard waitMs > 0, let result = worker.waitForResult(milliseconds: Int(waitMs)) else { return }
+        record(result)
+        try release(emit)
     }
 
     /// Searches the newest frame if it was not, and lets every frame out.

@@ -42,6 +42,12 @@ extension DelayLineMasker {
         /// Mask the band beside whatever is crossing an edge of the picture (`EdgeGuard`): a face
         /// walking in is masked before a search can find it, without waiting for later frames.
         public var guardsEdges: Bool
+        /// For a real-time source (a camera, a paced file): how long after a frame's capture
+        /// `push` may wait for the search in flight before it returns (half a frame interval;
+        /// 0 never waits). The recording thread is idle until the next frame anyway, and the
+        /// frames that search covers then leave now, not with the next frame: a frame interval
+        /// less live latency.
+        public var searchWaitAfterCaptureMs: Int64
         var flow: BoxFlow.Settings
 
         /// The default lookback: none. With the edge guard on, faces walking in are masked
@@ -65,8 +71,9 @@ extension DelayLineMasker {
             capacity: Int? = nil, fps: Double = 30, holdMs: Int64 = 1000, searchesEveryFrame: Bool = false, marginPerSide: Double = 0.2,
             style: MaskStyle = .mosaic, blocksAcross: Int = 6, searchesChangedRegions: Bool = true,
             minimumRegionWidth: Int = 640, trackingWidth: Int = 480, lookbackMs: Int64 = Settings.defaultLookbackMs,
-            guardsEdges: Bool = true, busySearchStride: Int = Settings.defaultBusySearchStride
+            guardsEdges: Bool = true, busySearchStride: Int = Settings.defaultBusySearchStride, realTimeSource: Bool = false
         ) {
+            searchWaitAfterCaptureMs = realTimeSource ? Int64((500 / max(fps, 0.01)).rounded()) : 0
             self.busySearchStride = busySearchStride
             busySearchSpanMs = Int64(((Double(busySearchStride) + 0.5) * 1000 / max(fps, 1)).rounded(.up))
             self.lookbackMs = lookbackMs

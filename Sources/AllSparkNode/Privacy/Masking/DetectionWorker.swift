@@ -90,6 +90,14 @@ final class DetectionWorker: Sendable {
         return takeResult()
     }
 
+    /// Waits at most `milliseconds` for the result of the job in flight; nil if it is not
+    /// done by then (the job stays in flight).
+    func waitForResult(milliseconds: Int) -> DetectionResult? {
+        precondition(isBusy, "no detection job in flight")
+        guard resultReady.wait(timeout: .now() + .milliseconds(milliseconds)) == .success else { return nil }
+        return takeResult()
+    }
+
     /// Ends the thread after its current job; waits for it.
     func stop() {
         state.withLock { $0.stopping = true }
