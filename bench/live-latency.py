@@ -9,6 +9,8 @@ same machine (same clock):
   X-Live-Start-Capture-Ms) and its expected display time;
 - rtsp: ffmpeg reads rtsp://.../live (TCP) and decodes; each decoded frame's MD5 is
   printed as it comes out (framemd5, flushed per frame) and stamped on arrival;
+- rtsp-low-delay: the same, set up as a low-latency viewer is (`-fflags nobuffer -flags
+  low_delay -threads 1`): ffmpeg's default decoder holds a frame per extra frame thread;
 - hls: ffmpeg's HLS demuxer (no LL-HLS: whole segments) from the newest segment;
 - ll-hls: a Python client fetching each part as an LL-HLS player does, by its preload
   hint (the request is held until the part is complete; parts are numbered in order);
@@ -17,7 +19,7 @@ For ffmpeg and ll-hls the capture time of a frame is found by decoding the recor
 afterwards: the same MD5 in a chunk gives the time in its timestamps file.
 
 Usage: bench/live-latency.py [--node BIN] [--size 1280x720] [--fps 30] [--privacy face]
-                             [--seconds 30] [--ways dashboard,rtsp,hls,ll-hls]
+                             [--seconds 30] [--ways dashboard,rtsp,rtsp-low-delay,hls,ll-hls]
 """
 import re
 import subprocess
@@ -113,7 +115,7 @@ def summary(name, latencies):
 
 def main():
     parser = bench_arguments(__doc__, seconds=30)
-    parser.add_argument("--ways", default="dashboard,rtsp,hls,ll-hls")
+    parser.add_argument("--ways", default="dashboard,rtsp,rtsp-low-delay,hls,ll-hls")
     options = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="live-latency-"))
     node = LiveNode(options.node, work, options.size, options.fps, options.privacy)
@@ -126,6 +128,10 @@ def main():
                 results[way] = dashboard_latencies(node, options.seconds)
             elif way == "rtsp":
                 pending[way] = stamped_md5s(["-rtsp_transport", "tcp", "-i", node.rtsp_url()], options.seconds)
+            elif way == "rtsp-low-delay":
+                pending[way] = stamped_md5s(
+                    ["-fflags", "nobuffer", "-flags", "low_delay", "-threads", "1", "-rtsp_transport", "tcp",
+                     "-i", node.rtsp_url()], options.seconds)
             elif way == "hls":
                 pending[way] = stamped_md5s(["-live_start_index", "-1", "-i", node.url("/live/index.m3u8")], options.seconds)
             elif way == "ll-hls":

@@ -21,7 +21,7 @@ sizes=${SIZES:-1280x720 1920x1080}
 options=${OPTIONS:-}
 # ffmpeg gets the node's libx264 defaults (H264Encoder.cameraX264Params), then the same
 # options as the node: key=value,key=value -> -key value -key value (the last one wins).
-ffmpeg_options=(-x264-params bframes=0:rc-lookahead=2:sliced-threads=1)
+ffmpeg_options=(-x264-params bframes=0:rc-lookahead=2:sliced-threads=1:force-cfr=1)
 if [ -n "$options" ]; then
   IFS=',' read -ra pairs <<<"$options"
   for pair in "${pairs[@]}"; do ffmpeg_options+=("-${pair%%=*}" "${pair#*=}"); done
