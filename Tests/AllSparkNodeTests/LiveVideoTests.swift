@@ -2,6 +2,7 @@ import CFFmpeg
 import Foundation
 import Logging
 import NIOCore
+import Synchronization
 import Testing
 
 @testable import AllSparkNode
@@ -73,6 +74,20 @@ struct LiveVideoTests {
         var buffer: [UInt8] = []
         #expect(ring.read(1, into: &buffer) != .pending)
         if case .packet = ring.read(1, into: &buffer) { Issue.record("a packet without a session was offered") }
+    }
+
+    @Test("a reader waiting for a packet wakes when it is stopped, not at its wait's timeout")
+    func stoppedReaderWakes() {
+        let ring = LivePacketRing(byteCapacity: 1000, slotCount: 8)
+        let stopping = Atomic<Bool>(false)
+        let returned = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            // Ten minutes: only a stop that is slept through reaches it.
+            ring.waitForPacket(ring.nextSequence, session: 0, timeoutMs: 600_000) { stopping.load(ordering: .acquiring) }
+            returned.signal()
+        }
+        ring.wakeReaders { stopping.store(true, ordering: .releasing) }
+        #expect(returned.wait(timeout: .now() + 120) == .success, "the waiting reader slept through its stop")
     }
 
     private func sessionStart() -> LiveSessionStart {

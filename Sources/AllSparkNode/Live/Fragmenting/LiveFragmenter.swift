@@ -28,7 +28,7 @@ final class LiveFragmenter: Sendable {
         thread.start()
     }
 
-    func stop() { stopRequested.store(true, ordering: .releasing) }
+    func stop() { ring.wakeReaders { stopRequested.store(true, ordering: .releasing) } }
 
     private func run() {
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
@@ -58,7 +58,7 @@ final class LiveFragmenter: Sendable {
             }
             switch ring.read(wanted, into: &buffer) {
             case .pending:
-                ring.waitForPacket(wanted, session: session, timeoutMs: 500)
+                ring.waitForPacket(wanted, session: session, timeoutMs: 500) { stopRequested.load(ordering: .acquiring) }
             case .lapped(let resumeAt):
                 // Only when this thread could not keep up: viewers see a jump to a keyframe.
                 counters.fragmenterSkips.add(1, ordering: .relaxed)

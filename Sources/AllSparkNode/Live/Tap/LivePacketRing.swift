@@ -148,18 +148,21 @@ final class LivePacketRing: LivePacketTap, @unchecked Sendable {
     }
 
     /// Blocks a reader thread until packet `wanted` exists, a session other than `session`
-    /// starts, or `timeoutMs` passes.
-    func waitForPacket(_ wanted: UInt64, session: Int, timeoutMs: Int) {
+    /// starts, `isStopping` says so, or `timeoutMs` passes.
+    func waitForPacket(_ wanted: UInt64, session: Int, timeoutMs: Int, isStopping: () -> Bool) {
         arrivals.lock()
         defer { arrivals.unlock() }
         let deadline = Date(timeIntervalSinceNow: Double(timeoutMs) / 1000)
-        while state.withLock({ $0.next <= wanted && $0.session == session }) {
+        while !isStopping(), state.withLock({ $0.next <= wanted && $0.session == session }) {
             if !arrivals.wait(until: deadline) { return }
         }
     }
 
-    private func wakeReaders() {
+    /// Makes `change` (a reader's stop) under the lock its wait checks `isStopping` under,
+    /// then wakes the readers: none sleeps through it to its timeout.
+    func wakeReaders(after change: () -> Void = {}) {
         arrivals.lock()
+        change()
         arrivals.broadcast()
         arrivals.unlock()
     }
