@@ -14,12 +14,12 @@ private final class FiveMillisecondDetector: RegionDetector {
 @Suite("Privacy: a real-time source's frames leave with the search of them, not with the next frame")
 struct PrivacySearchWaitTests {
     /// Every frame is searched itself (stride 1, no "nothing changed"), and the source's
-    /// frames are 2 s apart: `push` may wait up to 1 s, a bound only a stalled thread reaches.
+    /// frames are 10 s apart: `push` may wait up to 5 s, a bound only a stalled thread reaches.
     private func masker(realTimeSource: Bool) throws -> DelayLineMasker {
         try DelayLineMasker(
             width: 160, height: 120,
             settings: .init(
-                capacity: 8, fps: 0.5, style: .fill, searchesChangedRegions: false, busySearchStride: 1,
+                capacity: 8, fps: 0.1, style: .fill, searchesChangedRegions: false, busySearchStride: 1,
                 realTimeSource: realTimeSource),
             makeDetectors: { [FiveMillisecondDetector()] })
     }
@@ -43,7 +43,7 @@ struct PrivacySearchWaitTests {
     @Test("each frame leaves in its own push once its search is done")
     func framesLeaveWithTheirSearch() throws {
         let masker = try masker(realTimeSource: true)
-        #expect(masker.settings.searchWaitAfterCaptureMs == 1000)
+        #expect(masker.settings.searchWaitAfterCaptureMs == 5000)
         #expect(try releasedAfterEachPush(masker, captureAgeMs: 0) == [1, 2, 3, 4, 5])
         #expect(masker.framesSearched == 5)
     }
@@ -51,8 +51,8 @@ struct PrivacySearchWaitTests {
     @Test("a recording thread already behind its source does not wait: the frame leaves with the next")
     func aThreadBehindDoesNotWait() throws {
         let masker = try masker(realTimeSource: true)
-        // Captured 5 s ago: the next frame is overdue, so nothing is waited for.
-        let counts = try releasedAfterEachPush(masker, captureAgeMs: 5_000)
+        // Captured 6 s ago, past the 5 s the next frame may be waited for: nothing is.
+        let counts = try releasedAfterEachPush(masker, captureAgeMs: 6_000)
         #expect(counts.first == 0, "\(counts)")
     }
 
