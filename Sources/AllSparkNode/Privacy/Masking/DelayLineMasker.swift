@@ -28,10 +28,10 @@ import CFFmpeg
 /// a frame that arrives more than `busySearchStride` frames (or `busySearchSpanMs`) after
 /// the last one a search looked at (or found nothing to look at in) waits for the search in
 /// flight and is searched next, so no frame leaves further from a search than a busy
-/// scene's own schedule leaves it. Likewise when the delay line is full and its oldest frame has had no search since:
-/// privacy first, a frame never leaves unsearched. The caller waits; a live source then
-/// lags and drops the frames it cannot deliver in time (a lower frame rate, counted with
-/// the waits); a file is read more slowly.
+/// scene's own schedule leaves it. Likewise when the delay line is full and its oldest
+/// frame has had no search since: privacy first, a frame never leaves unsearched. The
+/// caller waits; a live source then lags and drops the frames it cannot deliver in time (a
+/// lower frame rate, counted with the waits); a file is read more slowly.
 /// Not thread-safe: one recording thread pushes; detection runs on its own thread.
 public final class DelayLineMasker: LiveFrameMasking {
     public let settings: Settings

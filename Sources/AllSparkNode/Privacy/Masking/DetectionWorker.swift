@@ -79,8 +79,8 @@ final class DetectionWorker: Sendable {
 
     /// The result of the job in flight if it is done; nil if it is not (or none is in flight).
     func takeResultIfDone() -> DetectionResult? {
-        guard isBusy, resultReady.wait(timeout: .now()) == .success else { return nil }
-        return takeResult()
+        guard isBusy else { return nil }
+        return waitForResult(milliseconds: 0)
     }
 
     /// Waits for the result of the job in flight.
