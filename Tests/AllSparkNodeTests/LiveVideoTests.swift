@@ -45,6 +45,40 @@ struct LiveVideoTests {
         #expect(ring.newestKeyframe() == 21)
     }
 
+    @Test("a reader's buffer starts empty, grows in whole steps to the largest packet, and is kept for smaller ones")
+    func readerBufferGrowsInSteps() {
+        let step = LivePacketRing.readerBufferStep
+        let ring = LivePacketRing(byteCapacity: 8 * step, slotCount: 16)
+        beginSession(ring)
+        publish(ring, count: 1, bytes: step + 1, keyframeEvery: 1, from: 1)
+        publish(ring, count: 1, bytes: 300, keyframeEvery: 1, from: 2)
+        publish(ring, count: 1, bytes: 2 * step, keyframeEvery: 1, from: 3)
+        var buffer: [UInt8] = []
+        guard case .packet(let first) = ring.read(1, into: &buffer) else {
+            Issue.record("packet 1 should be held")
+            return
+        }
+        #expect(first.byteCount == step + 1)
+        #expect(buffer.count == 2 * step)
+        #expect(buffer.prefix(step + 1).allSatisfy { $0 == 1 })
+        let grown = buffer.withUnsafeBufferPointer { $0.baseAddress }
+        guard case .packet(let second) = ring.read(2, into: &buffer) else {
+            Issue.record("packet 2 should be held")
+            return
+        }
+        // A smaller packet is read into the same storage: no allocation.
+        #expect(second.byteCount == 300 && buffer.count == 2 * step)
+        #expect(buffer.withUnsafeBufferPointer { $0.baseAddress } == grown)
+        #expect(buffer.prefix(300).allSatisfy { $0 == 2 })
+        guard case .packet(let third) = ring.read(3, into: &buffer) else {
+            Issue.record("packet 3 should be held")
+            return
+        }
+        // A packet the size of the buffer fits as it is.
+        #expect(third.byteCount == 2 * step && buffer.count == 2 * step)
+        #expect(buffer.allSatisfy { $0 == 3 })
+    }
+
     @Test("packets of mixed sizes survive wrap-around; slots bound the count too")
     func ringWrapsWithoutCorruption() {
         let ring = LivePacketRing(byteCapacity: 4096, slotCount: 8)

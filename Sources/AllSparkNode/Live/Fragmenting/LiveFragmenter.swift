@@ -31,7 +31,7 @@ final class LiveFragmenter: Sendable {
     func stop() { ring.wakeReaders { stopRequested.store(true, ordering: .releasing) } }
 
     private func run() {
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var buffer: [UInt8] = []  // grown by the ring to the largest packet
         var muxer: MemoryFragmentMuxer?
         var session = 0
         var sessionOriginMs: Int64 = 0

@@ -38,9 +38,9 @@ final class RTSPFeeder: Sendable {
             done.broadcast()
             done.unlock()
         }
-        var packet = [UInt8](repeating: 0, count: 1 << 20)
+        // Both grow to the largest packet (and its headers) and are reused from then on.
+        var packet: [UInt8] = []
         var accessUnit = [UInt8]()
-        accessUnit.reserveCapacity(1 << 20)
         var wanted = ring.nextSequence
         var session = 0
         var headers: [UInt8] = []

@@ -109,13 +109,21 @@ final class LivePacketRing: LivePacketTap, @unchecked Sendable {
         wakeReaders()
     }
 
-    /// Copies packet `sequence` into `buffer` (grown only when a packet is larger than any before).
+    /// A reader's buffer grows in steps of this: it starts empty (a buffer of the largest
+    /// packet there could be, zero-filled, was a resident MiB for each reader) and reaches
+    /// the stream's largest packet in a few steps, after which a read allocates nothing.
+    static let readerBufferStep = 64 << 10
+
+    /// Copies packet `sequence` into `buffer` (grown only when a packet is larger than it).
     func read(_ sequence: UInt64, into buffer: inout [UInt8]) -> ReadResult {
         state.withLock { state in
             if sequence >= state.next { return .pending }
             if sequence < state.oldest { return .lapped(resumeAt: Self.firstKeyframe(from: state.oldest, in: state)) }
             let slot = state.slots[Int(sequence % UInt64(state.slots.count))]
-            if buffer.count < slot.info.byteCount { buffer = [UInt8](repeating: 0, count: slot.info.byteCount) }
+            if buffer.count < slot.info.byteCount {
+                let step = Self.readerBufferStep
+                buffer = [UInt8](repeating: 0, count: (slot.info.byteCount + step - 1) / step * step)
+            }
             buffer.withUnsafeMutableBytes { target in
                 guard slot.info.byteCount > 0 else { return }
                 target.baseAddress!.copyMemory(
