@@ -30,6 +30,11 @@ Usage: bench/capacity.py [--node BIN] [--seconds 60] [--node-args "--privacy non
        node costs beside the floor without privacy. --cpu-quota makes a slow box on purpose:
        every node of a run shares one CPU cgroup limited to CORES (e.g. 0.8) of CPU time;
        the floor runs outside it (root; cgroup v1's cpu controller or cgroup v2).
+       --against OLD runs a second binary's cameras beside the node's, on the same clips and
+       started together, so that both share whatever else the box is doing: one run's
+       ratio to the floor moves by several per cent with the box's load, the two binaries'
+       CPU in the same minute does not (bench/history 21). Each run then adds the old
+       binary's rows and the ratio of the two CPU figures.
 """
 import argparse
 import json
@@ -169,9 +174,10 @@ def score(camera):
     return json.loads(result.stdout)
 
 
-def run_cameras(node, clips, size, seconds, work, extra_args, quota):
+def run_cameras(nodes_and_clips, size, seconds, work, extra_args, quota):
+    """One camera per (binary, clip), all started together."""
     cameras = []
-    for index, clip in enumerate(clips):
+    for index, (node, clip) in enumerate(nodes_and_clips):
         folder = work / f"camera-{index + 1}"
         folder.mkdir()
         cameras.append(Camera(node, clip, size, folder, extra_args, quota))
@@ -204,11 +210,14 @@ def main():
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--node-args", default="", help="options added to every node's run (e.g. \"--privacy none\")")
     parser.add_argument("--cpu-quota", type=float, help="CPU time the nodes of a run may use, in cores (a slow box)")
+    parser.add_argument("--against", help="a second (older) binary run beside the node, on the same clips")
     options = parser.parse_args()
     node = str(Path(options.node).resolve())
+    against = str(Path(options.against).resolve()) if options.against else None
     CACHE.mkdir(parents=True, exist_ok=True)
     summary = {"started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "node": node,
-               "seconds": options.seconds, "nodeArgs": options.node_args, "cpuQuotaCores": options.cpu_quota,
+               "against": against, "seconds": options.seconds, "nodeArgs": options.node_args,
+               "cpuQuotaCores": options.cpu_quota,
                "loadAtStart": os.getloadavg()[0], "runs": []}
     table = ["| run | node CPU (s per 60 s) | ffmpeg floor | node / floor | frames lost (node, chunks) | waits for a search "
              "| whole exposed % | partial exposed % | longest run | faces > 2 in a row | shown in first frame | peak RSS (MiB) "
@@ -227,18 +236,30 @@ def main():
             floor_cpu = round(floor(clips[0], work) * 60 / options.seconds, 1)
             quota = CpuQuota(options.cpu_quota, f"allspark-capacity-{os.getpid()}-{name}")
             try:
-                cameras = run_cameras(node, clips, size, options.seconds, work, options.node_args.split(), quota)
+                pairs = [(node, clip) for clip in clips] + ([(against, clip) for clip in clips] if against else [])
+                every = run_cameras(pairs, size, options.seconds, work, options.node_args.split(), quota)
             finally:
                 quota.remove()
-        summary["runs"].append({"run": name, "size": size, "floorPer60s": floor_cpu, "cameras": cameras})
-        for index, camera in enumerate(cameras):
-            label = name if count == 1 else f"{name}, camera {index + 1}"
+        cameras, old_cameras = every[:count], every[count:]
+        run = {"run": name, "size": size, "floorPer60s": floor_cpu, "cameras": cameras}
+        if against:
+            run["againstCameras"] = old_cameras
+            run["cpuNodeOverAgainst"] = round(sum(c["cpuPer60s"] for c in cameras) /
+                                              sum(c["cpuPer60s"] for c in old_cameras), 3)
+        summary["runs"].append(run)
+        labelled = [(name, index, camera) for index, camera in enumerate(cameras)]
+        labelled += [(f"{name} (against)", index, camera) for index, camera in enumerate(old_cameras)]
+        for run_name, index, camera in labelled:
+            label = run_name if count == 1 else f"{run_name}, camera {index + 1}"
             table.append(f"| {label} | {camera['cpuPer60s']} | {floor_cpu} | {camera['cpuPer60s'] / floor_cpu:.2f}x | "
                          f"{camera['framesLostByNode']}, {camera['framesMissingInChunks']} | {camera['waitsForDetection']} | "
                          f"{camera['wholeExposedPct']} | {camera['partialExposedPct']} | {camera['longestRunFrames']} | "
                          f"{camera['facesOverTwoFrames']} | {camera['facesShownInFirstFrame']} of {camera['facesScored']} | "
                          f"{camera['peakRSSMiB']} | {camera['engine']} |")
-        print(table[-1], file=sys.stderr, flush=True)
+            print(table[-1], file=sys.stderr, flush=True)
+        if against:
+            table.append(f"| {name}: node / against, CPU in the same minute | {run['cpuNodeOverAgainst']:.3f} |" + " |" * 11)
+            print(table[-1], file=sys.stderr, flush=True)
     summary["loadAtEnd"] = os.getloadavg()[0]
     out = CACHE / f"capacity-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.write_text(json.dumps(summary, indent=2))

@@ -54,26 +54,61 @@ struct PrivacyFollowedPointsTests {
         #expect(flow.gridsFollowed == 2)
     }
 
+    /// Thumbnails refreshed with test pictures, as a delay line refreshes its own.
+    private struct Thumbnails {
+        let scaler: GreyScaler
+        let settings = BoxFlow.Settings()
+
+        init() throws { scaler = try GreyScaler(finish: .bilinear) }
+
+        func make() throws -> LumaThumbnail { try LumaThumbnail(maxWidth: 480) }
+
+        /// Makes `thumbnail` the picture of a textured frame moved `shiftX` px right.
+        func show(frameShiftedBy shiftX: Int, in thumbnail: LumaThumbnail) throws {
+            // A TestFrame owns the pixels its `frame` points at: it is kept alive while read.
+            let picture = texturedFrame(width: PrivacyFollowedPointsTests.width, height: PrivacyFollowedPointsTests.height, shiftX: shiftX)
+            try withExtendedLifetime(picture) {
+                try thumbnail.update(from: picture.frame, scaler: scaler, window: settings.window, levels: settings.levels)
+            }
+        }
+    }
+
+    @Test("a thumbnail's flow pyramid is built only when flow first reads it, once per picture")
+    func pyramidBuiltOnFirstRead() throws {
+        let thumbnails = try Thumbnails()
+        let first = try thumbnails.make()
+        let second = try thumbnails.make()
+        try thumbnails.show(frameShiftedBy: 0, in: first)
+        try thumbnails.show(frameShiftedBy: 8, in: second)
+        #expect(first.pyramidsBuilt == 0 && second.pyramidsBuilt == 0, "a frame no face is carried through costs no pyramid")
+
+        let flow = BoxFlow()
+        let moved = try #require(flow.motion(of: PixelRect(x: 200, y: 120, width: 80, height: 80), from: first, to: second))
+        #expect(abs(moved.x - 8) <= 1 && abs(moved.y) <= 1, "the pyramids built late carry the motion: \(moved)")
+        let away = try #require(flow.motion(of: PixelRect(x: 420, y: 200, width: 80, height: 80), from: first, to: second))
+        #expect(abs(away.x - 8) <= 1, "\(away)")
+        #expect(flow.gridsFollowed == 2)
+        #expect(first.pyramidsBuilt == 1 && second.pyramidsBuilt == 1, "two grids followed over one pair build each pyramid once")
+
+        try thumbnails.show(frameShiftedBy: 0, in: second)
+        #expect(second.pyramidsBuilt == 1, "a new picture builds nothing until flow reads it")
+        let still = try #require(flow.motion(of: PixelRect(x: 200, y: 120, width: 80, height: 80), from: first, to: second))
+        #expect(still == (0, 0), "the pyramid is the new picture's, not the old one's: \(still)")
+        #expect(first.pyramidsBuilt == 1 && second.pyramidsBuilt == 2)
+    }
+
     @Test("a thumbnail made again for a new picture is a new pair: nothing followed for the old one is reused")
     func newPictureIsANewPair() throws {
-        let scaler = try GreyScaler(finish: .bilinear)
-        let settings = BoxFlow.Settings()
-        let still = try LumaThumbnail(maxWidth: 480)
-        let moving = try LumaThumbnail(maxWidth: 480)
-        // A TestFrame owns the pixels its `frame` points at: each is kept alive while read.
-        let stillPicture = texturedFrame(width: Self.width, height: Self.height)
-        let shiftedPicture = texturedFrame(width: Self.width, height: Self.height, shiftX: 12)
-        try withExtendedLifetime(stillPicture) {
-            try still.update(from: stillPicture.frame, scaler: scaler, window: settings.window, levels: settings.levels)
-            try moving.update(from: stillPicture.frame, scaler: scaler, window: settings.window, levels: settings.levels)
-        }
+        let thumbnails = try Thumbnails()
+        let still = try thumbnails.make()
+        let moving = try thumbnails.make()
+        try thumbnails.show(frameShiftedBy: 0, in: still)
+        try thumbnails.show(frameShiftedBy: 0, in: moving)
         let flow = BoxFlow()
         let box = PixelRect(x: 200, y: 120, width: 80, height: 80)
         #expect(flow.motion(of: box, from: still, to: moving).map { $0 == (0, 0) } == true)
 
-        try withExtendedLifetime(shiftedPicture) {
-            try moving.update(from: shiftedPicture.frame, scaler: scaler, window: settings.window, levels: settings.levels)
-        }
+        try thumbnails.show(frameShiftedBy: 12, in: moving)
         let moved = try #require(flow.motion(of: box, from: still, to: moving))
         #expect(abs(moved.x - 12) <= 1, "\(moved)")
         #expect(flow.gridsFollowed == 2)

@@ -137,8 +137,9 @@ final class BoxFlow {
                     y: Float((Double(box.y) + fy * Double(box.height)) * scale))
             }
         }
-        guard allspark_flow_track(from.pyramid, to.pyramid, start, moved, foundThere, Int32(count)) == ALLSPARK_OK,
-              allspark_flow_track(to.pyramid, from.pyramid, moved, returned, foundBack, Int32(count)) == ALLSPARK_OK
+        guard let fromPyramid = from.flowPyramid(), let toPyramid = to.flowPyramid(),
+              allspark_flow_track(fromPyramid, toPyramid, start, moved, foundThere, Int32(count)) == ALLSPARK_OK,
+              allspark_flow_track(toPyramid, fromPyramid, moved, returned, foundBack, Int32(count)) == ALLSPARK_OK
         else { return }
         for index in 0..<count where foundThere[index] != 0 && foundBack[index] != 0 {
             let errorX = returned[index].x - start[index].x
