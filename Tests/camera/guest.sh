@@ -27,7 +27,7 @@ stop_node() { kill -TERM "$NODE_PID"; wait "$NODE_PID"; echo $? > "$OUT/$1/exit-
 device_of() {
     python3 -c 'import json, sys; print(next(c["device"] for c in json.load(open(sys.argv[2])) if c["busInfo"] == sys.argv[1]))' "$1" "$2"
 }
-# Samples /api/health every 0.5 s for $2 s into $1 (time, HTTP code, body).
+# Samples /api/health every 0.5 s, $2 * 2 times, into $1 (time the request started, body, HTTP code).
 sample_health() {
     for _ in $(seq $(($2 * 2))); do
         echo "$(date +%s.%N) $(curl -s -w ' %{http_code}' "$API/api/health")" >> "$1"; sleep 0.5

@@ -7,7 +7,9 @@ import subprocess
 from pathlib import Path
 
 FPS = 10
-CHUNK_FRAMES = 20
+FRAME_MS = 1000 // FPS
+CHUNK_MS = 2000
+CHUNK_FRAMES = CHUNK_MS // FRAME_MS
 
 
 def chunk_files(store):
@@ -58,18 +60,25 @@ def test_recording_from_the_camera_chunks_frames_and_driver_timestamps(guest):
     first_fault_ms = steps["fault disconnect"] * 1000
     chunks = [chunk for chunk in chunk_files(guest.path("record", "store")) if timestamps(chunk)[-1] < first_fault_ms]
     assert len(chunks) >= 3, guest.text("record", "node.log")[-3000:]
-    whole = chunks[1:]  # the first chunk starts while the camera warms up
     for chunk in chunks:
         stamps = timestamps(chunk)
         assert stamp_ms(chunk) == stamps[0], "named after its first frame"
         assert all(later > earlier for earlier, later in zip(stamps, stamps[1:])), "strictly increasing"
         frames, keyframe_first = decoded_frames(chunk)
         assert frames == len(stamps) and keyframe_first
-    for chunk in whole:
-        stamps = timestamps(chunk)
-        assert abs(len(stamps) - CHUNK_FRAMES) <= 2, f"{chunk.name}: {len(stamps)} frames in a 2 s chunk at {FPS} fps"
-        mean_spacing = (stamps[-1] - stamps[0]) / (len(stamps) - 1)
-        assert abs(mean_spacing - 1000 / FPS) <= 1000 / FPS / 4, f"{chunk.name}: mean spacing {mean_spacing:.1f} ms"
+        # vivid stamps a frame when its thread gets to it (a few ms either way; a loaded box
+        # makes it skip frames), so a 2 s chunk holds at most about 20.
+        assert len(stamps) <= CHUNK_FRAMES + 2, f"{chunk.name}: {len(stamps)} frames in a 2 s chunk at {FPS} fps"
+    # Wall-clock times: after vivid was loaded, before the third chunk was seen on disk.
+    assert steps["vivid loaded"] * 1000 < timestamps(chunks[0])[0] < timestamps(chunks[2])[-1] < steps["record three-chunks"] * 1000
+    # Cut by the frames' time: a chunk ends before its 2 s are up, and the next starts with
+    # the first frame at or past them (the first chunk starts while the camera warms up).
+    for chunk, following in zip(chunks, chunks[1:]):
+        stamps, next_first = timestamps(chunk), timestamps(following)[0]
+        assert stamps[-1] < stamps[0] + CHUNK_MS <= next_first, f"{chunk.name} then {following.name}"
+    # The times are the driver's (read on the monotonic clock, mapped to wall clock), not
+    # when the node got to each frame.
+    assert "camera timestamps: the driver's, on the monotonic clock" in guest.text("record", "node.log")
     offered = {format["fourcc"] for camera in guest.json("devices.json") for format in camera["formats"]}
     source, size, format_text = capturing_lines(guest, "record")[0]
     assert size == "320x180"
@@ -91,20 +100,27 @@ def test_a_size_the_camera_cannot_give_is_refused_naming_what_it_can(guest):
     assert guest.text("badsize", "exit-status").strip() == "0", "the node kept serving until told to stop"
 
 
-def chunk_holding(chunks, moment_ms):
-    return next((chunk for chunk in chunks if timestamps(chunk)[0] <= moment_ms <= timestamps(chunk)[-1] + 1000 / FPS), None)
+def chunk_cut_by_the_first_failure(log):
+    """The chunk the node finished as its source first failed: the last one logged before."""
+    before_failure = log.split(" failed: ", 1)[0]
+    finished = re.findall(r"chunk (chunk_[\d.]+\.mp4): (\d+) frames", before_failure)
+    return finished[-1] if finished else (None, None)
 
 
 def test_disconnect_mid_chunk_keeps_the_chunk_and_recording_resumes(guest):
     steps = guest.steps()
     at_ms = steps["fault disconnect"] * 1000
-    chunks = chunk_files(guest.path("record", "store"))
-    interrupted = chunk_holding(chunks, at_ms - 2 * 1000 / FPS)
-    assert interrupted is not None, "the chunk in progress at the disconnect was kept"
+    log = guest.text("record", "node.log")
+    store = guest.path("record", "store")
+    name, logged_frames = chunk_cut_by_the_first_failure(log)
+    assert name and (store / name).exists(), f"the chunk in progress at the disconnect was kept: {log[-3000:]}"
+    interrupted = store / name
+    stamps = timestamps(interrupted)
+    assert stamps[0] < at_ms, "it was the chunk in progress when the camera went"
     frames, keyframe_first = decoded_frames(interrupted)
-    assert frames == len(timestamps(interrupted)) and keyframe_first
-    assert "fault disconnect recovered" in steps, guest.text("record", "node.log")[-3000:]
-    assert any(timestamps(chunk)[0] > at_ms for chunk in chunks), "recording resumed by itself"
+    assert frames == len(stamps) == int(logged_frames) and keyframe_first, "every frame it had, readable"
+    assert "fault disconnect recovered" in steps, log[-3000:]
+    assert any(timestamps(chunk)[0] > at_ms for chunk in chunk_files(store)), "recording resumed by itself"
 
 
 def test_streaming_errors_are_come_through(guest):
@@ -123,7 +139,10 @@ def test_a_10_s_unplug_turns_health_red_within_5_s_and_recording_resumes(guest):
     unplugged = steps["fault unplug"]
     samples = guest.health_samples("record", "health-unplugged.txt")
     red = [(moment, body) for moment, code, body in samples if code == 503]
-    assert red and red[0][0] - unplugged <= 5, f"red within 5 s: {samples[:12]}"
+    # Each sample's time is when its request started; a loaded box spaces them out, so the
+    # claim is judged on every request that started 5 s or more after the unplug.
+    later = [(moment, code) for moment, code, _ in samples if unplugged + 5 <= moment < steps["fault plugged-back"]]
+    assert later and all(code == 503 for _, code in later), f"red within 5 s: {samples[:12]}"
     assert any(body and any("no frame" in problem or "source" in problem for problem in body["problems"]) for _, body in red)
     status = guest.json("record", "status.json")
     assert status["recorder"]["recording"] is True

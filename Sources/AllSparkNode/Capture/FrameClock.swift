@@ -1,6 +1,6 @@
 /// Gives each frame its wall-clock capture time in epoch ms.
 ///
-/// - Camera: the driver's timestamp, which the v4l2 demuxer already maps to wall clock.
+/// - Camera: the driver's timestamp, mapped to wall clock by `DriverTimestampMapping`.
 /// - Paced file or test pattern: start time plus the frame's media time; the capture thread
 ///   sleeps until then, so frames arrive at real time as from a camera.
 /// - Unpaced file: start time plus the media time, with no waiting.

@@ -32,6 +32,7 @@ public final class LibavCapture {
     private var lent: UnsafeMutablePointer<AVFrame>?
     private var scaler: OpaquePointer?
     private var clock: FrameClock
+    private var driverTimestamps = DriverTimestampMapping()
     private var firstPts: Int64?
     private var loopOffsetMs: Int64 = 0
     private var lastMediaMs: Int64 = 0
@@ -42,6 +43,8 @@ public final class LibavCapture {
     private(set) var cameraFormatChoice: CameraFormatChoice?
     /// The device opened, for a camera (a named camera's current /dev/videoN).
     private(set) var devicePath: String?
+    /// Which clock a camera's driver stamps frames with, once its first frame is read.
+    var driverTimestampBase: DriverTimestampMapping.Base? { driverTimestamps.base }
 
     private static let registerDevices: Void = avdevice_register_all()
 
@@ -200,8 +203,11 @@ public final class LibavCapture {
         }
         lastMediaMs = mediaMs
         framesSinceOpen += 1
-        let deviceWallMs = pts == allspark_nopts_value()
-            ? nil : av_rescale_q(pts, streamTimeBase, AVRational(num: 1, den: 1000))
+        var deviceWallMs: Int64?
+        if source.isLive && pts != allspark_nopts_value() {
+            let driverUs = av_rescale_q(pts, streamTimeBase, AVRational(num: 1, den: 1_000_000))
+            deviceWallMs = driverTimestamps.wallMs(driverUs: driverUs, reading: .take())
+        }
 
         switch clock.place(mediaMs: mediaMs, deviceWallMs: deviceWallMs, nowWallMs: WallClock.nowMs(), nowMonotonicMs: WallClock.monotonicMs()) {
         case .drop:
@@ -280,7 +286,7 @@ public final class LibavCapture {
 extension LibavCapture {
     /// libavdevice's v4l2 options: the size and rate asked for, the input format (the one
     /// configured, or the one `CameraFormatChoice` picks from what the camera offers at that
-    /// size), and driver timestamps mapped to wall clock.
+    /// size), and the driver's timestamps as it gives them.
     /// - Throws: when the camera lists its sizes and none of its formats offers the one asked
     ///   for (the driver would silently give another); the message names what it offers.
     fileprivate static func setCameraOptions(
@@ -303,8 +309,8 @@ extension LibavCapture {
         } else if let choice {
             av_dict_set(&options, "input_format", choice.inputFormat, 0)
         }
-        // The driver stamps frames with a monotonic clock; "abs" maps them to wall clock.
-        av_dict_set(&options, "timestamps", "abs", 0)
+        // The driver's own timestamps, unmapped: DriverTimestampMapping maps them to wall clock.
+        av_dict_set(&options, "timestamps", "default", 0)
         return choice
     }
 

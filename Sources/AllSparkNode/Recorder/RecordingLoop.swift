@@ -99,8 +99,13 @@ final class RecordingLoop {
                 continue
             }
             do {
+                var clockReported = !captureSettings.source.isLive
                 while !control.isStopRequested, let frame = try capture.nextFrame() {
                     retryDelayMs = 1000
+                    if !clockReported, let base = capture.driverTimestampBase {
+                        reportCameraClock(base)
+                        clockReported = true
+                    }
                     record(frame, droppedByCapture: capture.droppedFrames, through: masker)
                 }
                 releaseHeldFrames(from: masker)
@@ -127,6 +132,14 @@ final class RecordingLoop {
         maskerWidth = width
         maskerHeight = height
         return made
+    }
+
+    private func reportCameraClock(_ base: DriverTimestampMapping.Base) {
+        switch base {
+        case .monotonic: logger.notice("camera timestamps: the driver's, on the monotonic clock, mapped to wall clock")
+        case .wallClock: logger.notice("camera timestamps: the driver's, on the wall clock")
+        case .unusable: logger.warning("camera timestamps are on neither clock; frames are stamped when the node reads them")
+        }
     }
 
     private func reportSourceFailure(_ error: Error, retryDelayMs: Int64) {
