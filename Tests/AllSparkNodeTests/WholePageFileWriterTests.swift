@@ -41,6 +41,7 @@ struct WholePageFileWriterTests {
             let start = writer.size
             try fragment.withUnsafeBytes { try writer.write($0) }
             try writer.sync(newestStart: start)
+            try writer.settle()  // the next fragment, 250 ms later, finds the sync ended
         }
         try writer.syncAll()
         let bytes = try writeBytesOfThisThread() - before
@@ -52,14 +53,30 @@ struct WholePageFileWriterTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(fragments.joined()))
     }
 
-    @Test("after a sync, the file holds every byte written so far (a killed process loses nothing)")
-    func syncedFileIsComplete() throws {
+    @Test("after a sync the partial page waits for it to end; the writer's next call then puts it in the file (a killed process loses no more)")
+    func partialPageFollowsTheSync() throws {
         let path = try TestFiles.makeDirectory("whole-pages").appendingPathComponent("file").path
         let writer = try WholePageFileWriter(path: path)
         try fragments[0].withUnsafeBytes { try writer.write($0) }
         #expect(DurableFile.size(of: path) == 8192, "before the sync only whole pages are in the file")
         try writer.sync(newestStart: 0)
+        #expect(DurableFile.size(of: path) == 8192, "the partial page waits for the sync to end")
+        let waitedUntil = ContinuousClock.now + .seconds(60)
+        while writer.syncInFlight && ContinuousClock.now < waitedUntil { Thread.sleep(forTimeInterval: 0.001) }
+        try #require(!writer.syncInFlight)
+        try writer.write(UnsafeRawBufferPointer(start: nil, count: 0))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(fragments[0]))
+    }
+
+    @Test("a sync that fails is reported by the writer's next call, and from then on")
+    func failedSyncIsReported() throws {
+        // /dev/null takes writes but cannot be synced (EINVAL).
+        let writer = try WholePageFileWriter(path: "/dev/null")
+        try fragments[0].withUnsafeBytes { try writer.write($0) }
+        try writer.sync(newestStart: 0)
+        #expect(throws: DurableFile.Failure.self) { try writer.settle() }
+        #expect(throws: DurableFile.Failure.self) { try fragments[1].withUnsafeBytes { try writer.write($0) } }
+        #expect(throws: DurableFile.Failure.self) { try writer.sync(newestStart: writer.size) }
     }
 
     @Test("going back to fill in a box size, in a whole page or in the partial one, lands where it should")
@@ -93,6 +110,7 @@ struct WholePageFileWriterTests {
             let start = writer.size
             try fragment.withUnsafeBytes { try writer.write($0) }
             try writer.sync(newestStart: start)
+            try writer.settle()
         }
         let bytes = try writeBytesOfThisThread() - before
         // 20,000 bytes: 5 pages if each were written once; a sync after each fragment writes

@@ -93,9 +93,10 @@ final class FragmentedMuxer {
         try checkLibav(av_write_frame(context, packet), "writing to \(path)")
     }
 
-    /// Pushes the fragments written so far to stable storage (the power-loss half of crash
-    /// safety), all but a partial last page that the newest fragment, starting at
-    /// `newestFragmentStart`, reaches past (`WholePageFileWriter`).
+    /// Starts pushing the fragments written so far to stable storage (the power-loss half of
+    /// crash safety) on the sync thread, all but a partial last page that the newest
+    /// fragment, starting at `newestFragmentStart`, reaches past (`WholePageFileWriter`).
+    /// - Throws: when an earlier sync failed.
     func syncToDisk(newestFragmentStart: Int64) throws {
         try Self.asLibavError { try pageWriter?.sync(newestStart: newestFragmentStart) }
     }
