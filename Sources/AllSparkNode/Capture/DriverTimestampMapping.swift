@@ -12,15 +12,19 @@ struct ClockReading: Equatable {
     /// The narrowest of three readings: a thread preempted between its reads makes a wide
     /// one, which the others outdo.
     static func take() -> ClockReading {
-        var best: ClockReading?
-        for _ in 0..<3 {
-            let before = microseconds(CLOCK_MONOTONIC)
-            let wall = microseconds(CLOCK_REALTIME)
-            let after = microseconds(CLOCK_MONOTONIC)
-            let reading = ClockReading(wallUs: wall, monotonicUs: before + (after - before) / 2, uncertaintyUs: after - before)
-            if best == nil || reading.uncertaintyUs < best!.uncertaintyUs { best = reading }
+        var best = readOnce()
+        for _ in 0..<2 {
+            let reading = readOnce()
+            if reading.uncertaintyUs < best.uncertaintyUs { best = reading }
         }
-        return best!
+        return best
+    }
+
+    private static func readOnce() -> ClockReading {
+        let before = microseconds(CLOCK_MONOTONIC)
+        let wall = microseconds(CLOCK_REALTIME)
+        let after = microseconds(CLOCK_MONOTONIC)
+        return ClockReading(wallUs: wall, monotonicUs: before + (after - before) / 2, uncertaintyUs: after - before)
     }
 
     private static func microseconds(_ clock: clockid_t) -> Int64 {
@@ -68,15 +72,11 @@ struct DriverTimestampMapping {
         case .wallClock:
             return Self.milliseconds(driverUs)
         case .monotonic:
-            if let offsetUs {
-                if reading.uncertaintyUs <= Self.trustedUncertaintyUs,
-                   abs(reading.offsetUs - offsetUs) > Self.followThresholdUs {
-                    self.offsetUs = reading.offsetUs
-                }
-            } else {
-                offsetUs = reading.offsetUs
-            }
-            return Self.milliseconds(driverUs + offsetUs!)
+            let held = offsetUs ?? reading.offsetUs
+            let moved = reading.uncertaintyUs <= Self.trustedUncertaintyUs && abs(reading.offsetUs - held) > Self.followThresholdUs
+            let offset = moved ? reading.offsetUs : held
+            offsetUs = offset
+            return Self.milliseconds(driverUs + offset)
         }
     }
 
