@@ -15,6 +15,8 @@ final class ChunkWriter {
     private let timeStamper: PrecisionTimeStamper
     /// Signs the chunk's GOPs (nil: recording unsigned); it holds back the last frame until `finish()`.
     private let signer: MediaSigner?
+    /// The encoder's nominal frame rate: the signed last frame lasts past the next frame's time.
+    private let frameRate: AVRational
     /// The time stamps' clock status, as the kernel saw it when the chunk began.
     private let clockStatus = PrecisionTimeStamper.currentStatus()
     /// Each written frame's time relative to the chunk start, ms, in decode order.
@@ -37,6 +39,7 @@ final class ChunkWriter {
         self.store = store
         self.timeStamper = timeStamper
         self.signer = signer
+        frameRate = encoder.context!.pointee.framerate
         guard store.reserveLiveChunk(reservedBytes: Self.headerAllowanceBytes, actualBytes: 0) else { throw NoRoom() }
         partPath = store.directory.appendingPathComponent(ChunkNaming.partFileName(stamp: plan.stamp, format: plan.format)).path
         do {
@@ -109,7 +112,11 @@ final class ChunkWriter {
 
     /// Finishes and publishes the chunk. Returns nil (and removes the file) when it holds no frame.
     func finish() throws -> ChunkRecord? {
-        if let signer, let last = try signer.finishChunk() { try muxer.write(last) }
+        if let signer, let last = try signer.finishChunk() {
+            // Packet durations are in the encoder's time base, milliseconds.
+            last.pointee.duration = LastFrameDuration.milliseconds(atLeast: last.pointee.duration, frameRate: frameRate)
+            try muxer.write(last)
+        }
         guard !relativeTimesMs.isEmpty else {
             try? muxer.finish()
             unlink(partPath)

@@ -42,6 +42,7 @@ public enum ClipExporter {
         guard let held else { throw LibavError("allocating a packet", code: allspark_averror(ENOMEM)) }
         var holding = false
         var frameDurationMs: Int64 = 1
+        var lastFrameRate = AVRational(num: 0, den: 0)
         let signatures = ClipSignatures()
         var collectingSignatures = true
 
@@ -52,6 +53,7 @@ public enum ClipExporter {
             // A change of picture size means another encoder session: the clip ends there.
             if let referenceParameters, referenceParameters != size { break }
             referenceParameters = size
+            lastFrameRate = reader.frameRate
             var chunkFirstPts: Int64?
             try reader.forEachPacket { packet in
                 guard !finished else {
@@ -94,7 +96,11 @@ public enum ClipExporter {
         }
         guard let muxer, frames > 0 else { throw Failure.noFrames }
         held.pointee.duration = max(held.pointee.duration, lastFrameMs - startKeyframeMs + frameDurationMs - held.pointee.dts)
-        try muxer.write(signatures.lastPacket(held))
+        let last = try signatures.lastPacket(held)
+        if last != held {   // it carries the SEIs that sign the clip's end behind its picture
+            last.pointee.duration = LastFrameDuration.milliseconds(atLeast: last.pointee.duration, frameRate: lastFrameRate)
+        }
+        try muxer.write(last)
         try muxer.finish()
         return Summary(frames: frames, firstFrameMs: firstFrameMs, lastFrameMs: lastFrameMs)
     }

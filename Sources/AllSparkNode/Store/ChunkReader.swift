@@ -37,6 +37,12 @@ final class ChunkReader {
         return av_rescale_q(duration, allspark_time_base_q(), AVRational(num: 1, den: 1000))
     }
 
+    /// The stream's nominal frame rate as libav reads it (the SPS's timing, else guessed from
+    /// the packets' times); 0/0 when unknown.
+    var frameRate: AVRational {
+        context!.pointee.streams[Int(streamIndex)]!.pointee.r_frame_rate
+    }
+
     var codecParameters: UnsafeMutablePointer<AVCodecParameters> {
         context!.pointee.streams[Int(streamIndex)]!.pointee.codecpar
     }
