@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The suites that run on every release the node is built for, run on this machine's
 # release: the footage readers (ffprobe, GStreamer's discoverer, mediainfo) and ONVIF's
-# validator against the node's chunks, clips and live stream; with --swift first the whole
-# Swift suite too (libav, OpenCV, ONNX Runtime, GStreamer and Avahi of this release under
-# the node's own code; its own debug build, in .build-deb<N>).
-# scripts/test.sh runs it without --swift in a Debian 13 root (scripts/debian-root.sh
+# validator against the node's chunks, clips and live stream; with --swift first the Swift
+# suites that depend on this release's libav, OpenCV, ONNX Runtime, GStreamer and Avahi
+# (Tests/release-suites.txt; their own debug build, in .build-deb<N>).
+# scripts/test.sh runs it with --swift in a Debian 13 root (scripts/debian-root.sh
 # 13 --private-network, packages of `setup.sh --release-tests`) on a Debian 12 machine,
 # against the package's binary (.build-package-deb13/release/allspark-node); Tests/README.md
 # says why these suites.
@@ -23,12 +23,15 @@ if [ "${1:-}" = "--swift" ]; then
     # On disk, not a tmpfs (a root's /tmp): the page-write tests count the bytes dirtied
     # for the disk, which a tmpfs never counts.
     mkdir -p /var/tmp/allspark-tests
-    TMPDIR=/var/tmp/allspark-tests swift test --skip-build --scratch-path "$scratch"
-    mark "Swift suites done"
+    filters=()
+    while read -r pattern; do filters+=(--filter "$pattern"); done < <(grep -v -e '^#' -e '^[[:space:]]*$' Tests/release-suites.txt)
+    TMPDIR=/var/tmp/allspark-tests swift test --skip-build --scratch-path "$scratch" "${filters[@]}"
+    mark "the release-dependent Swift suites done (Tests/release-suites.txt)"
     node=${ALLSPARK_NODE_BIN:-$scratch/debug/allspark-node}
 fi
 [ -x "$node" ] || { echo "release-tests.sh: no node binary at $node (bash scripts/package.sh --debian $release builds it)" >&2; exit 1; }
-ALLSPARK_NODE_BIN=$node python3 -m pytest -q -rs -p no:cacheprovider \
+# Tests/no_skips.py: a skip fails (the root's setup installs what these suites need).
+ALLSPARK_NODE_BIN=$node PYTHONPATH=$PWD/Tests${PYTHONPATH:+:$PYTHONPATH} python3 -m pytest -q -rs -p no:cacheprovider -p no_skips \
     Tests/protocol/test_onvif_validator.py \
     "Tests/protocol/test_http_api.py::test_clip_starts_at_a_keyframe_and_covers_the_range"
 mark "footage readers and validator done ($node)"

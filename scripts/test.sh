@@ -17,61 +17,84 @@
 # -rs prints why anything was skipped; each part's time is printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The Python suites run in parallel pytest-xdist workers (their nodes mostly wait on real-time
+# recording): every folder here, its modules spread over the workers by --dist loadgroup
+# (modules that cannot run beside each other, or share module fixtures, carry an
+# xdist_group mark). A new Python suite folder goes in this line.
+parallel_suites=(Tests/protocol Tests/web Tests/docs)
+workers=${ALLSPARK_TEST_WORKERS:-4}
 started=$SECONDS
-mark() { echo "== $1 ($(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s since the start)"; }
+logs=$(mktemp -d)
+times=$logs/times
+clock() { echo "$(( ($1) / 60 )) min $(( ($1) % 60 )) s"; }
+mark() { echo "== $1 ($(clock "SECONDS - started") since the start)"; }
+timed() {   # NAME COMMAND...: runs a part, prints and keeps its start, end and duration
+    local name=$1 begin=$SECONDS status=0
+    shift
+    echo "== $name: started ($(clock "begin - started") since the start)"
+    "$@" || status=$?
+    echo "== $name: ended with $status ($(clock "SECONDS - started") since the start, took $(clock "SECONDS - begin"))"
+    printf '%7s %7s %7s %6s  %s\n' "$(( begin - started ))" "$(( SECONDS - started ))" "$(( SECONDS - begin ))" "$status" "$name" >>"$times"
+    return "$status"
+}
 release=$(. /etc/os-release && echo "${VERSION_ID:-}")
 other=$(( release == 12 ? 13 : 12 ))
+# Every pytest run loads Tests/no_skips.py: a skip fails the run (setup installs what each
+# suite needs, so a skip would hide a suite that checked nothing).
+export PYTHONPATH=$PWD/Tests${PYTHONPATH:+:$PYTHONPATH}
+no_skips=(-p no_skips)
 
-bash scripts/setup.sh --test
-[ -x scripts/start-avahi.sh ] && bash scripts/start-avahi.sh
+setup() {
+    bash scripts/setup.sh --test
+    if [ -x scripts/start-avahi.sh ]; then bash scripts/start-avahi.sh; fi
+}
+timed "set up" setup
 # setup.sh puts the tests' Python packages in a venv where python3 is Debian's own.
 python=python3
 [ -x /opt/allspark-tests/bin/python3 ] && python=/opt/allspark-tests/bin/python3
-mark "set up"
-swift build --build-tests
-mark "debug build done"
-swift test --skip-build
-mark "Swift suites done"
+timed "debug build (node and Swift tests)" swift build --build-tests
+timed "Swift suites" swift test --skip-build
 # The packages, then the other release's suites in a root of it, built and run while the
 # Python suites that need none of them run here: the builds use the CPU those suites leave
-# idle while they wait on real-time recording. The whole Swift suite there has a debug
-# build of its own; the readers' and validator's tests there judge the package's binary.
+# idle while they wait on real-time recording. In that root only the Swift suites that
+# depend on the release's own libraries run (Tests/release-suites.txt), with a debug build
+# of their own; the readers' and validator's tests there judge the package's binary.
 # Each part's output is kept in a log and shown when it is done.
-logs=$(mktemp -d)
 packages_built=$logs/packages-built
-(
-    bash scripts/package.sh --debian "$release"
-    mark "Debian $release package built"
-    bash scripts/package.sh --debian "$other"
-    mark "Debian $other package built (in a Debian $other root)"
+packages_part() {
+    timed "Debian $release package (release build)" bash scripts/package.sh --debian "$release"
+    timed "Debian $other package (release build in a Debian $other root)" bash scripts/package.sh --debian "$other"
     touch "$packages_built"
-    ALLSPARK_ROOT_SETUP=--release-tests nice -n 5 bash scripts/debian-root.sh "$other" --private-network \
+    timed "Debian $other root: release-dependent Swift suites, readers, validator" \
+        env ALLSPARK_ROOT_SETUP=--release-tests nice -n 5 bash scripts/debian-root.sh "$other" --private-network \
         env ALLSPARK_NODE_BIN=".build-package-deb$other/release/allspark-node" bash scripts/release-tests.sh --swift
-    mark "Debian $other: Swift suites, footage readers and validator done"
-) >"$logs/other" 2>&1 &
+}
+packages_part >"$logs/other" 2>&1 &
 other_pid=$!
 # The VM suites wait for the packages' CPU, then run beside the rest (software-emulated
-# VMs take a core each). Their own --basetemp keeps the two pytest processes' folders apart.
-(
+# VMs take a core each). Their own --basetemp keeps the pytest processes' folders apart.
+vm_part() {
     while [ ! -e "$packages_built" ] && kill -0 "$other_pid" 2>/dev/null; do sleep 5; done
-    mark "VM suites started"
-    status=0
-    "$python" -m pytest -q -rs --durations=5 --basetemp="$logs/vm-suites" Tests/camera Tests/powercut || status=$?
-    mark "VM suites done"
-    exit "$status"
-) >"$logs/vm" 2>&1 &
+    timed "camera and power-cut suites (VMs)" \
+        "$python" -m pytest "${no_skips[@]}" -q -rs --durations=5 --basetemp="$logs/vm-suites" Tests/camera Tests/powercut
+}
+vm_part >"$logs/vm" 2>&1 &
 vm_pid=$!
 python_status=0
-"$python" -m pytest -q -rs --durations=10 Tests/protocol Tests/web Tests/docs || python_status=$?
-mark "protocol, web and docs suites done"
+timed "Python suites in $workers workers: ${parallel_suites[*]}" \
+    "$python" -m pytest "${no_skips[@]}" -q -rs --durations=10 -n "$workers" --dist loadgroup \
+    --basetemp="$logs/parallel-suites" "${parallel_suites[@]}" || python_status=$?
 # The package suite once both packages are built: its booted containers share the host's
 # network and mDNS, so not beside the suites above; beside the VM suites (their guests
 # have networks of their own) and the Debian 13 root (--private-network) it may run.
 while [ ! -e "$packages_built" ] && kill -0 "$other_pid" 2>/dev/null; do sleep 5; done
 package_status=0
 if [ -e "$packages_built" ]; then
-    "$python" -m pytest -q -rs --durations=10 Tests/package || package_status=$?
-    mark "package suite done (Debian 12 and 13)"
+    timed "package suite (Debian 12 and 13)" \
+        "$python" -m pytest "${no_skips[@]}" -q -rs --durations=10 --basetemp="$logs/package-suite" Tests/package || package_status=$?
+else
+    echo "== the packages were not built: the package suite did not run"
+    package_status=1
 fi
 show() {   # NAME PID LABEL: waits for a part, prints its log's end, keeps its status
     local status=0
@@ -87,6 +110,10 @@ show() {   # NAME PID LABEL: waits for a part, prints its log's end, keeps its s
 vm_status=0; show vm "$vm_pid" "the camera and power-cut suites" 80 || vm_status=$?
 other_status=0; show other "$other_pid" "the packages and the Debian $other part" 200 || other_status=$?
 mark "all done"
+echo "== the parts, in seconds since the start (some overlap, as the script says):"
+printf '%7s %7s %7s %6s  %s\n' start end took status part
+sort -n -k1,1 "$times"
+echo "== the whole test command: $(clock "SECONDS - started")"
 rm -rf "$logs"
 for status in "$python_status" "$package_status" "$vm_status" "$other_status"; do
     [ "$status" -eq 0 ] || { echo "== a part failed (exit $status), see above"; exit "$status"; }

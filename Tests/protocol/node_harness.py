@@ -1,6 +1,7 @@
 """The real allspark-node binary, run for protocol and API tests."""
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -62,10 +63,33 @@ def wait_for_answer(url, timeout=30):
             time.sleep(0.2)
 
 
+# Parallel pytest-xdist workers (scripts/test.sh) each take ports from a range of their own,
+# below the kernel's ephemeral ports (32768 and up), so no two workers' nodes, peers and
+# proxies are handed the same free port between its check here and its bind.
+_WORKER = int(re.sub(r"\D", "", os.environ.get("PYTEST_XDIST_WORKER", "")) or -1)
+_PORTS_PER_WORKER = 1500
+_next_port = None
+
+
 def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    global _next_port
+    if _WORKER < 0:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return sock.getsockname()[1]
+    first = 12000 + (_WORKER % 13) * _PORTS_PER_WORKER
+    for _ in range(_PORTS_PER_WORKER):
+        if _next_port is None or not first <= _next_port < first + _PORTS_PER_WORKER:
+            _next_port = first
+        port, _next_port = _next_port, _next_port + 1
+        with socket.socket() as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in worker {_WORKER}'s range from {first}")
 
 
 class Node:

@@ -12,6 +12,10 @@ from delay_proxy import DelayProxy
 from edge_peer import EdgePeer
 from node_harness import free_port
 from wsclient import Peer
+import pytest
+
+# pytest-xdist (scripts/test.sh, --dist loadgroup): the kernel clock's state is the machine's: one test at a time reads or sets it.
+pytestmark = pytest.mark.xdist_group("kernel-clock")
 
 FAST_CLOCK = {"ALLSPARK_UPLINK_CLOCK_SYNC_INTERVAL_MS": "1000"}
 

@@ -18,6 +18,9 @@ import pytest
 from media_checks import assert_every_reader_agrees, ffprobe_duration_and_frames
 from node_harness import NODE_BIN, REPO, free_port
 
+# pytest-xdist (scripts/test.sh, --dist loadgroup): one avahi-daemon for the machine: its services and browses are shared.
+pytestmark = pytest.mark.xdist_group("avahi")
+
 SMALL = dict(size="160x90", fps=5, chunk_ms=2000)
 REASONS = {"node down", "not recorded", "evicted before archiving", "no archive", "fetch failed"}
 

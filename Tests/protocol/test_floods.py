@@ -15,6 +15,9 @@ import pytest
 
 import flood_peers as floods
 
+# pytest-xdist (scripts/test.sh, --dist loadgroup): floods measure a node's memory and refusals under load: not beside each other.
+pytestmark = pytest.mark.xdist_group("floods")
+
 TOKEN = "floods-test-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 # Generous: the benchmark's figures are far lower (bench/README.md, "Floods").

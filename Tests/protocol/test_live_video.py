@@ -11,6 +11,9 @@ import urllib.parse
 import pytest
 from node_harness import NODE_BIN, Node, free_port
 
+# pytest-xdist (scripts/test.sh, --dist loadgroup): one node for the module (a module fixture) and RTSP/MSE viewers timed on it.
+pytestmark = pytest.mark.xdist_group("live-video")
+
 TOKEN = "live-s3cret"
 
 

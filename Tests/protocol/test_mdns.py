@@ -9,6 +9,9 @@ import pytest
 from node_harness import REPO, free_port
 from edge_peer import EdgePeer
 
+# pytest-xdist (scripts/test.sh, --dist loadgroup): one avahi-daemon for the machine: its services and browses are shared.
+pytestmark = pytest.mark.xdist_group("avahi")
+
 
 @pytest.fixture(scope="module", autouse=True)
 def avahi_daemon():

@@ -25,6 +25,9 @@ from onvif_validator import (PUBLIC_KEY_VALID, VIDEO_INVALID, VIDEO_MISSING, VID
 from store_disks import fill, tmpfs
 from test_live_video import dechunk, read_stream
 
+# pytest-xdist (scripts/test.sh, --dist loadgroup): the module's nodes and footage are module fixtures, built once on one worker.
+pytestmark = pytest.mark.xdist_group("onvif-validator")
+
 TOKEN = "onvif-s3cret"
 # 30 fps: a frame lasts 33 ms in the node's millisecond times, less than the 33.3 ms the
 # stream's timing says, the rate at which a file's last GOP once went unvalidated (issue 59).

@@ -9,6 +9,9 @@ from browser import DESKTOP, save_full_page_screenshot, severe_console_entries
 from dashboard_page import text_of, wait_for, wait_until_live
 from node_process import RunningNode
 
+# pytest-xdist (scripts/test.sh, --dist loadgroup): the module's node and S3 service are module fixtures: one worker builds them once.
+pytestmark = pytest.mark.xdist_group("web-archive-panel")
+
 
 def facts(driver):
     """The card's <dl> as {label: value}, read in one script: the card is redrawn with each

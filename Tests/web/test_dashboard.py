@@ -14,6 +14,9 @@ from dashboard_page import (
 )
 from node_process import CHUNK_MS
 
+# pytest-xdist (scripts/test.sh, --dist loadgroup): the module's node fixtures are built once on one worker.
+pytestmark = pytest.mark.xdist_group("web-dashboard")
+
 
 @pytest.fixture
 def page(node, driver):

@@ -13,6 +13,10 @@ from selenium.webdriver.common.by import By
 from browser import DESKTOP, save_full_page_screenshot, severe_console_entries
 from dashboard_page import js, wait_for
 from node_process import RunningNode
+import pytest
+
+# pytest-xdist (scripts/test.sh, --dist loadgroup): the module's node fixtures are built once on one worker.
+pytestmark = pytest.mark.xdist_group("web-fleet-page")
 
 
 def start(radosgw, bucket, work, name):

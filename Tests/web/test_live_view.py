@@ -3,6 +3,10 @@ Chromium, and the snapshot where the browser has no MSE."""
 
 from browser import DESKTOP, save_full_page_screenshot, severe_console_entries
 from dashboard_page import live_video_state, snapshot_state, wait_for, wait_until_live
+import pytest
+
+# pytest-xdist (scripts/test.sh, --dist loadgroup): the module's node fixtures are built once on one worker.
+pytestmark = pytest.mark.xdist_group("web-live-view")
 
 
 def test_live_video_plays_through_mse(node, driver):

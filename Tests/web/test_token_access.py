@@ -7,6 +7,9 @@ from selenium.webdriver.common.keys import Keys
 from browser import DESKTOP, PHONE, emulate_viewport, save_full_page_screenshot, severe_console_entries
 from dashboard_page import newest_chunk_block, text_of, video_state, wait_for, wait_until_live
 
+# pytest-xdist (scripts/test.sh, --dist loadgroup): the module's node fixtures are built once on one worker.
+pytestmark = pytest.mark.xdist_group("web-token-access")
+
 
 def enter_token(driver, token):
     field = driver.find_element(By.ID, "token-input")
