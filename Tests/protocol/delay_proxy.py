@@ -17,6 +17,9 @@ class DelayProxy:
         self.host = host
         self.server = None
         self.tasks = set()
+        # How late, at the most, a piece went out after its deadline (s): this process's own
+        # scheduling delay, which a loaded machine adds to the link's delays.
+        self.max_lateness = 0.0
 
     async def start(self):
         self.server = await asyncio.start_server(self._accept, self.host, self.listen_port)
@@ -53,6 +56,7 @@ class DelayProxy:
                 if data is None:
                     break
                 await asyncio.sleep(max(0.0, due - loop.time()))
+                self.max_lateness = max(self.max_lateness, loop.time() - due)
                 writer.write(data)
                 await writer.drain()
             writer.close()

@@ -149,11 +149,16 @@ def parse_response(data):
         return status, None
 
 
-async def idle_connections(port, count=1000, hold_s=20.0, partial=b"GET /api/status HTTP/1.1\r\nHost: x\r\n"):
+async def idle_connections(port, count=1000, hold_s=20.0, partial=b"GET /api/status HTTP/1.1\r\nHost: x\r\n", all_sent=None):
     """`count` connections opened at once that send the start of a request head and nothing
     more (slowloris); held up to `hold_s`. Returns how many the node accepted, closed (and
-    after how long), and what it answered them."""
+    after how long), and what it answered them. `all_sent`, an asyncio.Event, is set once
+    every connection has been opened (or refused) and has sent its partial head."""
     opened, refused, started = [], 0, time.monotonic()
+
+    def settled():
+        if all_sent is not None and len(opened) + refused == count:
+            all_sent.set()
 
     async def one():
         nonlocal refused
@@ -163,8 +168,10 @@ async def idle_connections(port, count=1000, hold_s=20.0, partial=b"GET /api/sta
             await writer.drain()
         except OSError:
             refused += 1
+            settled()
             return None
         opened.append(writer)
+        settled()
         data, closed = await read_answer(reader, hold_s)
         return (time.monotonic() - started if closed else None), data
 
@@ -277,21 +284,37 @@ def deep_json(depth=100_000):
     return "[" * depth + "]" * depth
 
 
+# Each route that parses a JSON body, with its body limit: JSON nested as deep as fits under
+# the limit reaches the route's parser (a body over it is answered 413 before any parser
+# runs: the gigabyte-bodies test's).
+JSON_ROUTES = [("POST", "/api/holds", 16 * 1024), ("PUT", "/api/config", 64 * 1024),
+               ("POST", "/api/fleet/exports", 64 * 1024), ("POST", "/api/fleet/holds", 64 * 1024)]
+
+
+def deep_bodies(limit_bytes):
+    """Arrays and objects nested as deep as fits in `limit_bytes` (a little under it)."""
+    arrays = (limit_bytes - 64) // 2
+    objects = (limit_bytes - 64) // 6
+    return [("arrays", deep_json(arrays)), ("objects", '{"a":' * objects + "1" + "}" * objects)]
+
+
 async def deep_json_requests(node, token, depth=100_000):
-    """JSON nested `depth` deep to every route that parses a JSON body, and over the WebSocket."""
+    """JSON nested as deep as each route's body limit allows to every route that parses a
+    JSON body, and `depth` deep over the WebSocket (its 1 MiB message limit takes it)."""
     auth = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-    text = deep_json(depth)
-    nested_object = '{"a":' * depth + "1" + "}" * depth
     answers = {}
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as session:
-        for method, path in [("POST", "/api/holds"), ("PUT", "/api/config"), ("POST", "/api/fleet/exports")]:
-            for name, body in [("arrays", text), ("objects", nested_object)]:
+        for method, path, limit in JSON_ROUTES:
+            for name, body in deep_bodies(limit):
+                assert len(body) < limit
+                key = f"{method} {path} {name} ({len(body)} bytes)"
                 try:
                     async with session.request(method, node.url(path), data=body, headers=auth) as response:
-                        answers[f"{method} {path} {name}"] = [response.status, await response.json(content_type=None)]
+                        answers[key] = [response.status, await response.json(content_type=None)]
                 except Exception as error:  # noqa: BLE001
-                    answers[f"{method} {path} {name}"] = [None, repr(error)]
-        for name, body in [("arrays", text), ("objects", nested_object)]:
+                    answers[key] = [None, repr(error)]
+        for name, body in [("arrays", deep_json(depth)), ("objects", '{"a":' * depth + "1" + "}" * depth)]:
+            assert len(body) < 1 << 20
             try:
                 ws = await session.ws_connect(node.ws_url(f"/?token={token}"))
                 await ws.receive(timeout=10)  # clientConfig

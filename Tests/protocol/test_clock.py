@@ -2,6 +2,7 @@
 server's clock offset and drift, ranges read in the asker's clock, and the reconnect schedule.
 Real node binary, real aiohttp peers on loopback."""
 import asyncio
+import contextlib
 import ctypes
 import socket
 import statistics
@@ -71,39 +72,77 @@ class Timex(ctypes.Structure):
                 ("rest", ctypes.c_byte * 200)]
 
 
+# <sys/timex.h>
+ADJ_MAXERROR, ADJ_ESTERROR, ADJ_STATUS = 0x0004, 0x0008, 0x0010
+STA_UNSYNC = 0x0040
+
+
+def adjtimex(value):
+    state = ctypes.CDLL("libc.so.6", use_errno=True).adjtimex(ctypes.byref(value))
+    assert state >= 0, f"adjtimex: errno {ctypes.get_errno()} (setting the clock's state needs CAP_SYS_TIME: root)"
+    return state
+
+
 def kernel_clock():
     """(synchronised, maxerror ms) as adjtimex(2) says, read here independently of the node."""
     value = Timex()
-    state = ctypes.CDLL("libc.so.6", use_errno=True).adjtimex(ctypes.byref(value))
-    assert state >= 0
-    return state != 5 and not value.status & 0x40, value.maxerror / 1000
+    state = adjtimex(value)
+    return state != 5 and not value.status & STA_UNSYNC, value.maxerror / 1000
 
 
-def test_the_kernel_clock_state_reaches_health_status_and_metrics(make_node):
+@contextlib.contextmanager
+def kernel_clock_state(synchronised, maximum_error_ms=20):
+    """The kernel clock said to be synchronised (a time daemon's word: STA_UNSYNC clear, the
+    given maximum error) or not, while the block runs; then as it was. Only the state a time
+    daemon reports changes, not the time. CI machines run no time daemon, so without this
+    only the unsynchronised branch would ever be checked."""
+    before = Timex()
+    adjtimex(before)
+    wanted = Timex()
+    wanted.modes = ADJ_STATUS | ADJ_MAXERROR | ADJ_ESTERROR
+    wanted.status = before.status & ~STA_UNSYNC if synchronised else before.status | STA_UNSYNC
+    wanted.maxerror = int(maximum_error_ms * 1000) if synchronised else before.maxerror
+    wanted.esterror = int(maximum_error_ms * 500) if synchronised else before.esterror
+    adjtimex(wanted)
+    try:
+        assert kernel_clock()[0] is synchronised, "the kernel did not take the clock state"
+        yield
+    finally:
+        restore = Timex()
+        restore.modes = ADJ_STATUS | ADJ_MAXERROR | ADJ_ESTERROR
+        restore.status, restore.maxerror, restore.esterror = before.status, before.maxerror, before.esterror
+        adjtimex(restore)
+
+
+@pytest.mark.parametrize("synchronised", [True, False], ids=["synchronised", "unsynchronised"])
+def test_the_kernel_clock_state_reaches_health_status_and_metrics(make_node, synchronised):
+    """Both branches, each for real: the kernel clock is set to each state (kernel_clock_state)."""
     node = make_node(env={"ALLSPARK_CLOCK_SYNC_REQUIRED": "true"})
     node.wait_healthy()
-    synchronised, maximum_error_ms = kernel_clock()
-    _, health = node.json("/api/health")
-    assert health["clock"]["synchronized"] is synchronised
-    assert abs(health["clock"]["maximumErrorMs"] - maximum_error_ms) < 1000
-    clock_problems = [p for p in health["problems"] if p.startswith("clock:")]
-    if not synchronised:
-        assert health["status"] == "degraded" and "not synchronised" in clock_problems[0], health
-    else:
-        assert bool(clock_problems) == (maximum_error_ms > 100), health
-    _, status = node.json("/api/status")
-    assert status["clock"]["synchronized"] is synchronised and status["clock"]["maxErrorLimitMs"] == 100
-    metrics = node.request("/metrics")[2].decode()
-    assert f"allspark_clock_synchronized {1.0 if synchronised else 0.0}" in metrics
-
     # An error bound no real clock meets degrades health even where synchronisation is not required.
     strict = make_node(env={"ALLSPARK_CLOCK_MAX_ERROR_MS": "0.001"})
     strict.wait_healthy()
-    _, health = strict.json("/api/health")
-    if synchronised:
-        assert any("maximum error" in p for p in health["problems"]), health
-    else:
-        assert not any(p.startswith("clock:") for p in health["problems"]), "unsynchronised, and not required"
+    with kernel_clock_state(synchronised):
+        read_synchronised, maximum_error_ms = kernel_clock()
+        assert read_synchronised is synchronised
+        _, health = node.json("/api/health")
+        assert health["clock"]["synchronized"] is synchronised
+        assert abs(health["clock"]["maximumErrorMs"] - maximum_error_ms) < 1000
+        clock_problems = [p for p in health["problems"] if p.startswith("clock:")]
+        if synchronised:
+            # 20 ms, within the 100 ms limit: no clock problem.
+            assert maximum_error_ms < 100 and not clock_problems, health
+        else:
+            assert health["status"] == "degraded" and "not synchronised" in clock_problems[0], health
+        _, status = node.json("/api/status")
+        assert status["clock"]["synchronized"] is synchronised and status["clock"]["maxErrorLimitMs"] == 100
+        metrics = node.request("/metrics")[2].decode()
+        assert f"allspark_clock_synchronized {1.0 if synchronised else 0.0}" in metrics
+        _, health = strict.json("/api/health")
+        if synchronised:
+            assert any("maximum error" in p for p in health["problems"]), health
+        else:
+            assert not any(p.startswith("clock:") for p in health["problems"]), "unsynchronised, and not required"
 
 
 def wait_for_bursts(node, count, timeout=40):
@@ -176,14 +215,21 @@ def test_offset_through_a_jittery_link_stays_within_its_stated_uncertainty(make_
             await asyncio.sleep(0.3)
         await proxy.stop()
         await peer.stop()
-        return seen
+        return seen, proxy.max_lateness * 1000
 
-    seen = asyncio.run(scenario())
+    seen, lateness_ms = asyncio.run(scenario())
     assert len(seen) >= 4, seen
+    # Half a round trip: at least 10 ms (each way 10-30 ms), and at most half the link's
+    # slowest round trip (30 ms), plus what this machine's load added: the proxy's own worst
+    # lateness, and 20 ms for the node's and peer's scheduling. (A fixed 45 ms failed a
+    # healthy node on a loaded box, 49 ms; a node that stated a typical or the worst round
+    # trip instead of a burst's best would still miss it on a quiet one.)
+    bound_ms = 30 + lateness_ms + 20
     for clock in seen:
         error = abs(clock["offsetMs"] - 3200)
         assert error <= clock["uncertaintyMs"], f"estimate {clock['offsetMs']} ± {clock['uncertaintyMs']} misses 3200"
-        assert 15 <= clock["uncertaintyMs"] <= 45, "half of a 20 ms ± 10 ms each-way round trip"
+        assert 10 <= clock["uncertaintyMs"] <= bound_ms, \
+            f"half of a 20 ms ± 10 ms each-way round trip: {clock['uncertaintyMs']} ms, bound {bound_ms:.0f} ms"
         assert clock["quality"] == "poor"
 
 

@@ -1,6 +1,6 @@
 """Floods cost no frame (issue 49, part 5): while a node records the test pattern, on
 loopback, 1,000 idle connections held open, 200 WebSocket peers sending as fast as they
-can, 1 GB request bodies, JSON nested 100,000 deep and 10,000 holds each get a bounded
+can, 1 GB request bodies, JSON nested as deep as each body limit lets in and 10,000 holds each get a bounded
 answer naming its limit; the node loses no frame, its peak RSS grows by a bounded amount,
 health stays 200 and the token holder's own requests are answered all the while. The
 node starts with the open-file limit systemd gives (1,024 soft), so it must raise it itself.
@@ -92,10 +92,13 @@ def test_at_shutdown_connections_without_a_request_are_closed_unanswered(make_no
 def test_past_the_connection_limit_a_connection_is_answered_503_naming_it(recording):
     """2,048 idle connections (twice the open files the node was started with), then more:
     those past the limit are answered 503 at once; the idle ones 408 after 10 s, and then
-    the node answers again."""
+    the node answers again. The ten more are opened once all 2,048 are (an event, not a
+    time: on a loaded box opening 2,048 took longer than the 3 s slept before); the kernel
+    hands them to the node after those, so they meet a full node."""
     async def past_the_limit():
-        idle = asyncio.create_task(floods.idle_connections(recording.port, count=2048, hold_s=25))
-        await asyncio.sleep(3)
+        all_sent = asyncio.Event()
+        idle = asyncio.create_task(floods.idle_connections(recording.port, count=2048, hold_s=25, all_sent=all_sent))
+        await asyncio.wait_for(all_sent.wait(), timeout=60)
         over = await floods.idle_connections(recording.port, count=10, hold_s=5)
         return {"idle": await idle, "over": over}
 
@@ -104,7 +107,9 @@ def test_past_the_connection_limit_a_connection_is_answered_503_naming_it(record
     assert result["idle"]["opened"] == 2048 and result["idle"]["closedByNode"] == 2048, result["idle"]
     [(answer, count)] = result["over"]["answers"].items()
     assert count == 10 and answer.startswith("503 ") and "connection limit" in answer, result["over"]
-    assert result["over"]["closedAfterS"][1] < 3, result["over"]
+    # At once: well before the 10 s request head timeout that would answer them 408 if the
+    # node left them waiting (3 s before, which a loaded box's accepting of 2,058 missed).
+    assert result["over"]["closedAfterS"][1] < 8, result["over"]
     assert recording.json("/api/status", headers=AUTH)[0] == 200
     assert floods.recorder_losses(recording, AUTH) == 0
 
@@ -148,14 +153,21 @@ def test_gigabyte_bodies_are_answered_413_naming_the_limit_before_they_are_read(
     assert_recording_unharmed(figures)
 
 
-def test_json_nested_100000_deep_is_refused_by_every_parser(recording):
+def test_deeply_nested_json_under_each_body_limit_is_refused_by_every_parser(recording):
+    """JSON nested as deep as each route's body limit lets in (8,000 arrays in a hold's 16
+    KiB, 32,000 in the 64 KiB of the others; objects too) reaches each route's parser, which
+    answers 400 with an error body; over the WebSocket, nested 100,000 deep (under its 1 MiB
+    message limit). The node neither crashes nor stalls its recording."""
     figures = flood(recording, lambda: floods.deep_json_requests(recording, TOKEN, depth=100_000))
+    assert len(figures["result"]) == 2 * len(floods.JSON_ROUTES) + 2, figures["result"]
     for name, (status, body) in figures["result"].items():
         if name.startswith("WebSocket"):
             # A message under the 1 MiB limit: parsed to the decoder's depth limit, refused.
             assert status == "TEXT" and '"status":"error"' in body and "Invalid JSON" in body, (name, body)
         else:
-            assert status == 413 and "limit" in body["message"] and body["status"] == "error", (name, body)
+            assert status == 400 and body["status"] == "error" and body["message"], (name, body)
+    # None of them met a body limit: the parsers refused them.
+    assert refused(recording, "request_body_limit") == 0
     assert_recording_unharmed(figures)
 
 

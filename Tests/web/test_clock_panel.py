@@ -10,8 +10,9 @@ from selenium.webdriver.common.by import By
 from browser import DESKTOP, PHONE, emulate_viewport, save_full_page_screenshot, severe_console_entries
 from dashboard_page import js, text_of, wait_for, wait_until_live
 
-# pytest-xdist (scripts/test.sh, --dist loadgroup): the module's node fixtures are built once on one worker.
-pytestmark = pytest.mark.xdist_group("web-clock-panel")
+# pytest-xdist (scripts/test.sh, --dist loadgroup): it reads the kernel clock's state, which
+# Tests/protocol/test_clock.py sets: one at a time (and its node fixtures built once).
+pytestmark = pytest.mark.xdist_group("kernel-clock")
 
 # <sys/timex.h>: adjtimex's answer while the clock is unsynchronised, and the status bit that says so.
 TIME_ERROR = 5
