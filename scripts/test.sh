@@ -2,10 +2,13 @@
 # Sets up a fresh Debian 12 or 13 machine with Swift and runs every test: the Swift suites
 # (real libav, OpenCV, avahi-daemon), then, at once:
 # - the protocol/API tests, the dashboard's browser tests and the documentation, which
-#   drive the built node binary from Python;
-# - a .deb for each release (scripts/package.sh; the other release's built in a root of
-#   it, scripts/debian-root.sh), then in that root the whole Swift suite again and the
-#   footage readers' and ONVIF validator's suites (scripts/release-tests.sh --swift);
+#   drive the built node binary from Python, in parallel pytest-xdist workers
+#   (`parallel_suites` below; ALLSPARK_TEST_WORKERS, 4 by default);
+# - a .deb for each release (scripts/package.sh, one release build each, which the package
+#   suite installs; the other release's built in a root of it, scripts/debian-root.sh),
+#   then in that root the Swift suites that depend on the release's own libraries
+#   (Tests/release-suites.txt) and the footage readers' and ONVIF validator's suites
+#   (scripts/release-tests.sh --swift);
 # - once the packages are built, the camera suite (a real V4L2 driver in a VM) and the
 #   power-cut suite (3 seeded power cuts of a recording VM), in a pytest process of their
 #   own: they need the CPU the Python suites above leave idle;
@@ -14,7 +17,9 @@
 # the host's network, so not beside the protocol suites).
 # The fuzz targets run over their corpora in the Swift suite (FuzzCorpusTests); mutating
 # them under AddressSanitizer needs a build of its own and is scripts/fuzz.sh's work.
-# -rs prints why anything was skipped; each part's time is printed.
+# Every pytest run fails on a skip (Tests/no_skips.py); -rs still prints why. Each part's
+# start, end and duration are printed as it ends, and all of them and the whole at the end
+# (Tests/test-times.md has the figures).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The Python suites run in parallel pytest-xdist workers (their nodes mostly wait on real-time

@@ -151,7 +151,14 @@ def test_installed_verify_and_onvifs_validator_accept_a_recorded_chunk(debian, t
     copied.write_bytes(debian.path(chunk).read_bytes())
     judged = onvif_validator.run_validator(validator, copied, anchor=debian.path(anchor))
     assert judged.public_key == onvif_validator.PUBLIC_KEY_VALID, str(judged)
-    assert judged.verdict == onvif_validator.VIDEO_VALID and judged.validated_frames > 0, str(judged)
+    # Every frame of the chunk validated, none pending: the count ffprobe decodes.
+    frames = int(subprocess.run(
+        ["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames",
+         "-of", "csv=p=0", str(copied)], capture_output=True, text=True, timeout=120, check=True).stdout.strip())
+    assert frames > 0
+    assert judged.verdict == onvif_validator.VIDEO_VALID, str(judged)
+    assert judged.received_frames == frames and judged.validated_frames == frames and judged.pending_frames == 0, \
+        f"{judged.validated_frames} of {judged.received_frames} frames validated ({frames} in the chunk), {judged.pending_frames} pending\n{judged}"
 
 
 def test_root_reads_the_token_and_it_opens_the_api(debian):
@@ -168,15 +175,28 @@ def test_root_reads_the_token_and_it_opens_the_api(debian):
     assert owner == "allspark-node 600"
 
 
+def decoded_frames(url, count=10, *options):
+    """The MD5 of each of the first `count` frames ffmpeg decodes from `url` (framemd5)."""
+    done = subprocess.run(["ffmpeg", "-v", "error", *options, "-i", url, "-map", "0:v:0", "-frames:v", str(count),
+                           "-f", "framemd5", "-"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return [line.rsplit(",", 1)[1].strip() for line in done.stdout.splitlines() if line and not line.startswith("#")]
+
+
 def test_live_video_plays_under_the_hardened_unit(debian):
+    """RTSP and LL-HLS carry H.264 at the recording's size, and decode: ten frames each,
+    the picture moving (the test pattern's frames differ)."""
     token = state["token"]
     probe = ["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height", "-of", "csv=p=0"]
-    rtsp = subprocess.run(probe + ["-rtsp_transport", "tcp", f"rtsp://allspark:{token}@127.0.0.1:{MAIN_RTSP_PORT}/live"],
-                          capture_output=True, text=True, timeout=120)
+    rtsp_url = f"rtsp://allspark:{token}@127.0.0.1:{MAIN_RTSP_PORT}/live"
+    hls_url = f"http://127.0.0.1:{MAIN_PORT}/live/index.m3u8?token={token}"
+    rtsp = subprocess.run(probe + ["-rtsp_transport", "tcp", rtsp_url], capture_output=True, text=True, timeout=120)
     assert rtsp.stdout.strip() == "h264,320,180", rtsp.stderr
-    hls = subprocess.run(probe + [f"http://127.0.0.1:{MAIN_PORT}/live/index.m3u8?token={token}"],
-                         capture_output=True, text=True, timeout=120)
+    hls = subprocess.run(probe + [hls_url], capture_output=True, text=True, timeout=120)
     assert hls.stdout.strip().startswith("h264,320,180"), hls.stderr
+    for name, frames in [("RTSP", decoded_frames(rtsp_url, 10, "-rtsp_transport", "tcp")), ("HLS", decoded_frames(hls_url, 10))]:
+        assert len(frames) == 10, f"{name}: {len(frames)} frames decoded"
+        assert len(set(frames)) > 1, f"{name}: every decoded frame is the same picture"
 
 
 def test_service_runs_as_its_own_user_with_the_video_group(debian):

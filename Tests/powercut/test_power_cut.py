@@ -1,9 +1,10 @@
 """Three power cuts at random moments (seeded) while the node records and evicts: one while
-it rotates its token, one while it rewrites its runtime config, one while it only records;
-after each, the next boot must bring the node up by itself with nothing torn and every
-listed chunk whole; a hold placed before each cut, and its chunk, survive it. From the fourth cut on (ALLSPARK_POWER_CUTS, and bench/power-cut-bench.py's
-20) cuts also come while it archives to a real radosgw on the host, and every chunk the
-archive journal lists must then be whole in the bucket."""
+it rotates its token, one while it rewrites its runtime config, one while it archives to a
+real radosgw on the host; after each, the next boot must bring the node up by itself with
+nothing torn and every listed chunk whole; a hold placed before each cut, and its chunk,
+survive it, and every chunk the archive journal lists must be whole in the bucket. From
+the fourth cut on (ALLSPARK_POWER_CUTS, and bench/power-cut-bench.py's 20) cuts also come
+while it only records and evicts."""
 import os
 import sys
 
@@ -57,7 +58,9 @@ def test_the_archive_journal_is_whole_and_lists_only_chunks_the_bucket_holds(cut
         assert not cut.journal_problems, f"cut {cut.index} ({cut.activity}): {cut.journal_problems}"
         assert not cut.not_in_bucket, f"cut {cut.index} ({cut.activity}): listed as archived, not in the bucket: {cut.not_in_bucket}"
     archiving = [cut for cut in cuts if cut.activity == "archive"]
-    assert archiving or CUTS < 4, "no cut came while the node archived"
+    assert archiving, "no cut came while the node archived: the journal was not checked"
+    # The journal listed chunks before the cut: the check above had something to check.
+    assert any(cut.journal_stamps for cut in archiving), "the archive journal listed nothing before any cut"
     for cut in archiving:
         assert cut.archived_seen and cut.journal_stamps, f"cut {cut.index}: nothing was archived before it: no test of the journal"
 

@@ -8,6 +8,7 @@ import time
 import urllib.parse
 
 import asyncio
+import aiohttp
 import pytest
 
 from media_checks import assert_every_reader_agrees, stream_times_ms
@@ -133,11 +134,15 @@ def test_token_protects_everything_but_health(make_node):
     assert node.request("/api/status", headers={"Authorization": "Bearer s3cret"})[0] == 200
 
     async def scenario():
-        refused = None
-        try:
-            await Peer.connect(node.ws_url("/"))
-        except Exception as error:  # the upgrade is refused
-            refused = error
+        refused = []
+        for path, headers in [("/", {}), ("/ws", {"Authorization": "Bearer wrong"}), ("/ws?token=wrong", {})]:
+            try:
+                peer = await Peer.connect(node.ws_url(path), headers=headers)
+            except aiohttp.WSServerHandshakeError as error:  # the upgrade is refused: its answer
+                refused.append((path, error.status))
+            else:
+                await peer.close()
+                refused.append((path, "upgraded"))
         with_header = await Peer.connect(node.ws_url("/"), headers={"Authorization": "Bearer s3cret"})
         first = await with_header.receive()
         await with_header.close()
@@ -147,7 +152,8 @@ def test_token_protects_everything_but_health(make_node):
         return refused, first, second
 
     refused, first, second = asyncio.run(scenario())
-    assert refused is not None
+    # An HTTP answer of 401, as the API's, not a refused connection nor a 400.
+    assert refused == [("/", 401), ("/ws", 401), ("/ws?token=wrong", 401)], refused
     assert first["type"] == "clientConfig" and second["type"] == "clientConfig"
 
 
