@@ -66,8 +66,10 @@ timed "Swift suites" swift test --skip-build
 # of their own; the readers' and validator's tests there judge the package's binary.
 # Each part's output is kept in a log and shown when it is done.
 packages_built=$logs/packages-built
+first_package_built=$logs/first-package-built
 packages_part() {
     timed "Debian $release package (release build)" bash scripts/package.sh --debian "$release"
+    touch "$first_package_built"
     timed "Debian $other package (release build in a Debian $other root)" bash scripts/package.sh --debian "$other"
     touch "$packages_built"
     timed "Debian $other root: release-dependent Swift suites, readers, validator" \
@@ -76,10 +78,12 @@ packages_part() {
 }
 packages_part >"$logs/other" 2>&1 &
 other_pid=$!
-# The VM suites wait for the packages' CPU, then run beside the rest (software-emulated
-# VMs take a core each). Their own --basetemp keeps the pytest processes' folders apart.
+# The VM suites wait for the first package's CPU (its static release build), then run beside
+# the rest (software-emulated VMs take a core each): beside the other release's package and
+# root, which wait on apt and on one another as much as on the CPU. Their own --basetemp
+# keeps the pytest processes' folders apart.
 vm_part() {
-    while [ ! -e "$packages_built" ] && kill -0 "$other_pid" 2>/dev/null; do sleep 5; done
+    while [ ! -e "$first_package_built" ] && kill -0 "$other_pid" 2>/dev/null; do sleep 5; done
     timed "camera and power-cut suites (VMs)" \
         "$python" -m pytest "${no_skips[@]}" -q -rs --durations=5 --basetemp="$logs/vm-suites" Tests/camera Tests/powercut
 }

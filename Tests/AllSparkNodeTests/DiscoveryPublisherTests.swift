@@ -80,11 +80,11 @@ extension DiscoveryDaemonTests {
             #expect(try eventually(seconds: 10) { try visible("Discovery Restart") != nil })
 
             try AvahiTestDaemon.run("restart")
-            let restarted = Date()
-            #expect(try eventually(seconds: 10) {
+            // By itself, with no restart of the publisher: a publisher that never registers
+            // again misses any bound; 30 s, not 10, is one a loaded box does not.
+            #expect(try eventually(seconds: 30) {
                 try publisher.state.isRegistered && visible("Discovery Restart")?.port == 18560
             })
-            #expect(Date().timeIntervalSince(restarted) < 10)
         }
 
         @Test func waitsForAnAbsentDaemonThenRegisters() throws {
@@ -104,8 +104,12 @@ extension DiscoveryDaemonTests {
             try AvahiTestDaemon.run("stop-all")
             defer { try? AvahiTestDaemon.ensureRunning() }
             // The script stops only a D-Bus it started; the machine's own bus stays, and then
-            // there is nothing to test here.
-            guard try !AvahiTestDaemon.systemBusAnswers() else { return }
+            // this test cannot take D-Bus away: a failure that says so, not a silent pass
+            // (CI's machine and the Debian roots run no bus but the script's).
+            guard try !AvahiTestDaemon.systemBusAnswers() else {
+                Issue.record("the machine's own system D-Bus still answers after start-avahi.sh stop-all: a publisher without D-Bus cannot be tested here")
+                return
+            }
             let publisher = try publisher("Discovery No DBus", port: 18562)
             publisher.start()
             defer { publisher.stop() }

@@ -34,7 +34,9 @@ struct FreshFootageTests {
         let cut = try #require(chunks.first, "a chunk was published before its 60 s were up")
         #expect(files == [cut.fileName, cut.timestampsFileName])
         #expect(again.isEmpty)
-        #expect(cut.endMs <= askedAtMs && askedAtMs - cut.endMs < 200, "the cut chunk holds the frames up to the ask")
+        // The frames up to the ask are in the cut chunk, the first one after it in the next
+        // (by the frames' own times: a loaded box may capture late or drop, not reorder).
+        #expect(cut.endMs <= askedAtMs, "the cut chunk holds no frame after the ask")
         // When the ask comes depends on the machine's load; that the chunk was cut short and holds
         // the frames of its span does not (a loaded machine may drop a few).
         let spanFrames = Int((cut.endMs - cut.startMs) * 30 / 1000) + 1
@@ -49,7 +51,11 @@ struct FreshFootageTests {
             #expect(decoded.firstPacketIsKeyframe && decoded.decodedFrames == chunk.frameCount)
         }
         let next = try #require(chunks.dropFirst().first, "recording went on into a new chunk")
-        #expect(next.startMs > cut.endMs && next.startMs - cut.endMs < 100, "no frame lost at the cut")
+        #expect(next.startMs > askedAtMs, "the frames up to the ask are all in the cut chunk")
+        // No frame lost at the cut: the next chunk starts at the next frame, a frame interval
+        // (33 ms) later, unless the source dropped frames on a loaded box (counted above).
+        #expect(next.startMs > cut.endMs && (next.startMs - cut.endMs < 100 || dropped > 0),
+                "\(next.startMs - cut.endMs) ms between the chunks, \(dropped) frames dropped")
     }
 
     @Test("footage already published, or a recorder not recording, needs no cut and no wait")

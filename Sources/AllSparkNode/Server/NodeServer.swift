@@ -60,7 +60,7 @@ public enum NodeServer {
             maxFrameSize: maximumIncomingFrameBytes, closeTimeout: .seconds(webSocketCloseTimeoutSeconds))
         let plain = GuardedHTTPServer.builder(
             webSocketResponder: webSocketRouter.buildResponder(), webSocket: webSocketConfiguration, limit: services.connections,
-            refusals: services.refusals)
+            refusals: services.refusals, upgradeRefusals: services.upgradeRefusals)
         let server: HTTPServerBuilder
         if settings.usesTLS {
             let certificates = try NIOSSLCertificate.fromPEMFile(settings.tlsCertificate).map { NIOSSLCertificateSource.certificate($0) }

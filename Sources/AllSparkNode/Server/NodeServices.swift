@@ -13,6 +13,8 @@ public struct NodeServices: Sendable {
     let connections = ConnectionLimit()
     /// What the limits refused (connections, requests, peers, holds, listings), for /metrics.
     let refusals: RefusalCounters
+    /// A refused WebSocket upgrade's own answer (401, 429), for the connection's pipeline.
+    let upgradeRefusals = UpgradeRefusals()
     /// `POST /api/holds`, one placement at a time.
     let holdPlacements = HoldPlacementQueue()
     public let uploads: UploadCounters

@@ -10,12 +10,14 @@ struct NodeWebSocketContext: WebSocketRequestContext, RemoteAddressRequestContex
     let webSocket: WebSocketHandlerReference<Self>
     let remoteAddress: SocketAddress?
     let eventLoop: any EventLoop
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         webSocket = .init()
         remoteAddress = source.channel.remoteAddress
         eventLoop = source.channel.eventLoop
+        channel = source.channel
     }
 }
 
@@ -29,6 +31,7 @@ struct WebSocketEndpoint {
     func makeRouter() -> Router<NodeWebSocketContext> {
         let router = Router(context: NodeWebSocketContext.self)
         let policy = services.access
+        let refusals = services.upgradeRefusals
         for path in ["/", "/ws"] {
             router.ws(RouterPath(path), shouldUpgrade: { request, context in
                 let offered = AccessPolicy.offeredToken(
@@ -38,9 +41,14 @@ struct WebSocketEndpoint {
                 case .allowed:
                     return .upgrade([:])
                 case .unauthorized:
-                    throw HTTPError(.unauthorized, message: "a valid token is needed")
+                    // Noted for UpgradeRefusalWriter: the library answers a refused upgrade 400.
+                    let message = "a valid token is needed"
+                    refusals.note(.init(status: "401 Unauthorized", message: message, extraHeaders: ""), for: context.channel)
+                    throw HTTPError(.unauthorized, message: message)
                 case .throttled(let seconds):
-                    throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(seconds)], message: "too many failed attempts; try again in \(seconds) s")
+                    let message = "too many failed attempts; try again in \(seconds) s"
+                    refusals.note(.init(status: "429 Too Many Requests", message: message, extraHeaders: "Retry-After: \(seconds)\r\n"), for: context.channel)
+                    throw HTTPError(.tooManyRequests, headers: [.retryAfter: String(seconds)], message: message)
                 }
             }, onUpgrade: { inbound, outbound, context in
                 try await converse(inbound: inbound, outbound: outbound, context: context)
