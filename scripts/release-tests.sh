@@ -25,7 +25,11 @@ if [ "${1:-}" = "--swift" ]; then
     mkdir -p /var/tmp/allspark-tests
     filters=()
     while read -r pattern; do filters+=(--filter "$pattern"); done < <(grep -v -e '^#' -e '^[[:space:]]*$' Tests/release-suites.txt)
-    TMPDIR=/var/tmp/allspark-tests swift test --skip-build --scratch-path "$scratch" "${filters[@]}"
+    TMPDIR=/var/tmp/allspark-tests swift test --skip-build --scratch-path "$scratch" "${filters[@]}" 2>&1 | tee "$scratch/release-suites.log"
+    # Patterns that matched nothing would pass with nothing run: some test must have run.
+    ran=$(sed -n 's/.*Test run with \([0-9]*\) tests.*/\1/p' "$scratch/release-suites.log" | tail -n 1)
+    [ "${ran:-0}" -gt 0 ] || { echo "release-tests.sh: Tests/release-suites.txt ran no Swift test" >&2; exit 1; }
+    echo "release-tests.sh: $ran Swift tests of Tests/release-suites.txt"
     mark "the release-dependent Swift suites done (Tests/release-suites.txt)"
     node=${ALLSPARK_NODE_BIN:-$scratch/debug/allspark-node}
 fi
