@@ -62,7 +62,7 @@ other_pid=$!
 ) >"$logs/vm" 2>&1 &
 vm_pid=$!
 python_status=0
-"$python" -m pytest -q -rs --durations=10 Tests/protocol Tests/web Tests/docs || python_status=$?
+"$python" -m pytest -q -rs --durations=10 Tests/protocol Tests/web Tests/docs Tests/onvif || python_status=$?
 mark "protocol, web and docs suites done"
 # The package suite once both packages are built: its booted containers share the host's
 # network and mDNS, so not beside the suites above; beside the VM suites (their guests

@@ -20,6 +20,8 @@ public final class LiveVideo: Service, Sendable {
     private let rtspHost: String
     /// The RTSP password (the API token); nil: RTSP is open (`server.auth: none`).
     private let rtspPassword: String?
+    /// ONVIF's user, also accepted on RTSP (nil when ONVIF is off).
+    private let rtspOnvifUser: String?
     private let rtsp = Mutex<RTSPServer?>(nil)
     private let logger: Logger
 
@@ -30,6 +32,7 @@ public final class LiveVideo: Service, Sendable {
         fragmenter = LiveFragmenter(ring: ring, feed: feed, playlist: playlist, counters: counters, logger: logger)
         rtspPort = config.server.rtspPort
         rtspHost = config.server.host
+        rtspOnvifUser = config.onvif.enabled ? config.onvif.user : nil
         self.rtspPassword = rtspPassword
         self.logger = logger
     }
@@ -75,7 +78,7 @@ public final class LiveVideo: Service, Sendable {
         var feeder: RTSPFeeder?
         if rtspPort > 0 {
             do {
-                let server = try RTSPServer(host: rtspHost, port: rtspPort, password: rtspPassword)
+                let server = try RTSPServer(host: rtspHost, port: rtspPort, password: rtspPassword, onvifUser: rtspOnvifUser)
                 rtsp.withLock { $0 = server }
                 feeder = RTSPFeeder(ring: ring, server: server)
                 feeder?.start()

@@ -17,10 +17,11 @@ typedef struct {
 } allspark_rtsp_counters;
 
 /* Starts serving rtsp://address:port/live on a thread of its own. `password` NULL: no
- * authentication; otherwise Basic and Digest with `user`/`password`. `queue_bytes` bounds
- * each client's queue. Returns NULL with a message in `error` when it cannot listen. */
-allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const char *user, const char *password,
-                                          size_t queue_bytes, char *error, size_t error_size);
+ * authentication; otherwise Basic and Digest with `user` or `second_user` (the ONVIF user;
+ * NULL: none) and `password`. `queue_bytes` bounds each client's queue. Returns NULL with a
+ * message in `error` when it cannot listen. */
+allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const char *user, const char *second_user,
+                                          const char *password, size_t queue_bytes, char *error, size_t error_size);
 
 /* Hands one access unit (Annex B, SPS/PPS in front of keyframes), captured at `capture_ns`
  * (any epoch, increasing), to every client; a new client starts at its first keyframe.

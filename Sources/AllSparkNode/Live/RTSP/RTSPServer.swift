@@ -13,9 +13,14 @@ final class RTSPServer: @unchecked Sendable {
     static let user = "allspark"
     private let server: OpaquePointer
 
-    init(host: String, port: Int, password: String?) throws {
+    /// - Parameter onvifUser: a second user name taking the same password (ONVIF's, which
+    ///   VMSs put in the stream URI); nil: `allspark` only.
+    init(host: String, port: Int, password: String?, onvifUser: String? = nil) throws {
         var message = [CChar](repeating: 0, count: 512)
-        guard let started = allspark_rtsp_start(host, Int32(port), Self.user, password, Self.clientQueueBytes, &message, message.count) else {
+        guard
+            let started = allspark_rtsp_start(
+                host, Int32(port), Self.user, onvifUser, password, Self.clientQueueBytes, &message, message.count)
+        else {
             throw StartError(description: String(nulTerminated: message))
         }
         server = started
