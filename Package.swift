@@ -61,7 +61,7 @@ let package = Package(
         // GStreamer's RTSP server library and appsrc, found through pkg-config (for CRTSPShim).
         .systemLibrary(
             name: "CGStreamer",
-            pkgConfig: "gstreamer-rtsp-server-1.0 gstreamer-app-1.0",
+            pkgConfig: "gstreamer-rtsp-server-1.0 gstreamer-rtsp-1.0 gstreamer-app-1.0",
             providers: [.apt(["libgstrtspserver-1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
         // libxml2's parser, for ONVIF's SOAP requests (no network, no DTDs, no entity substitution).

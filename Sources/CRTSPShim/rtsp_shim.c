@@ -6,6 +6,43 @@
 #include <stdio.h>
 #include <string.h>
 
+/* GStreamer's authentication with the node's failed-attempt limiter in front: an address
+ * the limiter holds back is refused before its credentials are looked at, and credentials
+ * that were given but matched no user count against it (a request with none, a Digest
+ * client asking for its challenge, does not). */
+typedef struct {
+    GstRTSPAuth parent;
+    allspark_rtsp_judge judge;
+    void *judge_context;
+} AllsparkAuth;
+
+typedef struct {
+    GstRTSPAuthClass parent_class;
+} AllsparkAuthClass;
+
+G_DEFINE_TYPE(AllsparkAuth, allspark_auth, GST_TYPE_RTSP_AUTH)
+
+static gboolean allspark_auth_authenticate(GstRTSPAuth *auth, GstRTSPContext *ctx) {
+    AllsparkAuth *self = (AllsparkAuth *)auth;
+    GstRTSPConnection *connection = ctx->client ? gst_rtsp_client_get_connection(ctx->client) : NULL;
+    const gchar *address = connection ? gst_rtsp_connection_get_ip(connection) : NULL;
+    if (!address) address = "unknown";
+    if (self->judge && self->judge(self->judge_context, address, 0)) return FALSE;
+    gboolean authenticated = GST_RTSP_AUTH_CLASS(allspark_auth_parent_class)->authenticate(auth, ctx);
+    gchar *given = NULL;
+    gboolean offered = ctx->request && gst_rtsp_message_get_header(ctx->request, GST_RTSP_HDR_AUTHORIZATION, &given, 0) == GST_RTSP_OK;
+    if (self->judge && offered && (!authenticated || ctx->token == NULL)) self->judge(self->judge_context, address, 1);
+    return authenticated;
+}
+
+static void allspark_auth_class_init(AllsparkAuthClass *klass) {
+    GST_RTSP_AUTH_CLASS(klass)->authenticate = allspark_auth_authenticate;
+}
+
+static void allspark_auth_init(AllsparkAuth *self) {
+    (void)self;
+}
+
 /* One client's media: its appsrc and whether it waits for a keyframe to start (or restart
  * after its queue overflowed). */
 typedef struct {
@@ -140,7 +177,8 @@ static gpointer run_loop(gpointer user_data) {
 }
 
 allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const char *user, const char *second_user,
-                                          const char *password, size_t queue_bytes, char *error, size_t error_size) {
+                                          const char *password, allspark_rtsp_judge judge, void *judge_context,
+                                          size_t queue_bytes, char *error, size_t error_size) {
     gst_init(NULL, NULL);
     allspark_rtsp_server *server = g_new0(allspark_rtsp_server, 1);
     server->references = 1;
@@ -166,7 +204,10 @@ allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const c
     g_signal_connect(factory, "media-configure", G_CALLBACK(media_configure), server);
 
     if (password) {
-        server->auth = gst_rtsp_auth_new();
+        AllsparkAuth *auth = g_object_new(allspark_auth_get_type(), NULL);
+        auth->judge = judge;
+        auth->judge_context = judge_context;
+        server->auth = GST_RTSP_AUTH(auth);
         server->users[0] = g_strdup(user);
         if (second_user && g_strcmp0(second_user, user) != 0) server->users[1] = g_strdup(second_user);
         gst_rtsp_auth_set_supported_methods(server->auth, GST_RTSP_AUTH_BASIC | GST_RTSP_AUTH_DIGEST);

@@ -6,7 +6,7 @@ import json
 import subprocess
 
 import pytest
-from conftest import HERE, TOKEN, USER, client_pythons
+from onvif_harness import HERE, TOKEN, USER, client_pythons
 
 pytestmark = pytest.mark.xdist_group("onvif")
 

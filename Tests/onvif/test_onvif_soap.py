@@ -8,7 +8,7 @@ import os
 import urllib.request
 
 import pytest
-from conftest import TOKEN, USER
+from onvif_harness import TOKEN, USER
 
 pytestmark = pytest.mark.xdist_group("onvif")
 

@@ -76,6 +76,18 @@ public final class AccessPolicy: Sendable {
         }
     }
 
+    /// Whether `address` is out of attempts now (a credential it offers would not be looked at).
+    func isThrottled(_ address: String, nowMs: Int64 = WallClock.nowMs()) -> Bool {
+        guard requiresToken else { return false }
+        return state.withLock { $0.limiter.retryAfterMs(for: address, nowMs: nowMs) != nil }
+    }
+
+    /// A credential checked elsewhere (RTSP's, by GStreamer) from `address` was wrong.
+    func recordFailure(from address: String, nowMs: Int64 = WallClock.nowMs()) {
+        guard requiresToken else { return }
+        state.withLock { $0.limiter.recordFailure(from: address, nowMs: nowMs) }
+    }
+
     /// The current generation when `offered` is the current token (nil when it is not, e.g.
     /// rotated since it was checked); does not count as an attempt.
     func generation(ifCurrent offered: String?) -> Int? {

@@ -27,7 +27,7 @@ public struct CameraNode: Sendable {
             logger.warning("\(problem)")
         }
         let access = try AccessSetup.policy(for: config.server, storeDirectory: store.directory.path, logger: logger)
-        let liveVideo = LiveVideo(config: config, rtspPassword: access.currentToken, logger: logger)
+        let liveVideo = LiveVideo(config: config, rtspPassword: access.currentToken, limiter: access, logger: logger)
         let recorder = Recorder(
             config: config, store: store, logger: logger, liveVideo: liveVideo, signing: signing, makeMasker: privacy.makeMasker)
         let live = LiveConfiguration(config: config, recorder: recorder, logger: logger)
