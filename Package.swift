@@ -61,9 +61,11 @@ let package = Package(
         // GStreamer's RTSP server library and appsrc, found through pkg-config (for CRTSPShim).
         .systemLibrary(
             name: "CGStreamer",
-            pkgConfig: "gstreamer-rtsp-server-1.0 gstreamer-app-1.0",
+            pkgConfig: "gstreamer-rtsp-server-1.0 gstreamer-rtsp-1.0 gstreamer-app-1.0",
             providers: [.apt(["libgstrtspserver-1.0-dev", "libgstreamer-plugins-base1.0-dev"])]
         ),
+        // libxml2's parser, for ONVIF's SOAP requests (no network, no DTDs, no entity substitution).
+        .systemLibrary(name: "CLibXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // A small C API over GStreamer's RTSP server: the /live mount fed through appsrc.
         .target(name: "CRTSPShim", dependencies: ["CGStreamer"]),
         .target(
@@ -78,6 +80,7 @@ let package = Package(
                 "CProcessSettings",
                 "CAvahi",
                 "CSystemd",
+                "CLibXML2",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),

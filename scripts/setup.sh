@@ -20,6 +20,7 @@ packages=(
     libopencv-dev opencv-data                                                     # face cascades
     libavahi-client-dev avahi-daemon avahi-utils dbus                             # mDNS
     libsystemd-dev                                                                # sd_notify: readiness and watchdog under systemd
+    libxml2-dev                                                                   # ONVIF: the SOAP requests' parser (no network, no DTDs)
     libgstrtspserver-1.0-dev libgstreamer-plugins-base1.0-dev                     # live video over RTSP (GStreamer's RTSP server, appsrc)
     gstreamer1.0-plugins-base gstreamer1.0-plugins-good                           # ... its elements: appsrc (base), rtph264pay (good)
     ffmpeg pkg-config time openssl iproute2 curl jq                               # tools the tests and benchmarks use (curl, jq: bench/fleet-bench.py)
@@ -89,6 +90,12 @@ if [ "$mode" = "--test" ]; then
         $SUDO /opt/allspark-tests/bin/pip install --quiet --disable-pip-version-check -r Tests/requirements.txt
     else
         python3 -m pip install --quiet --disable-pip-version-check -r Tests/requirements.txt
+    fi
+    # ONVIF's clients (Tests/onvif): the tests' venv holds Home Assistant's pin of
+    # onvif-zeep-async (Tests/requirements.txt); the newest release gets a venv of its own.
+    if [ ! -x /opt/allspark-onvif-latest/bin/python3 ] || ! /opt/allspark-onvif-latest/bin/python3 -c 'import onvif' 2>/dev/null; then
+        $SUDO python3 -m venv /opt/allspark-onvif-latest
+        $SUDO /opt/allspark-onvif-latest/bin/pip install --quiet --disable-pip-version-check onvif-zeep-async==4.3.0
     fi
     # virtme-ng boots the Debian kernel under QEMU with this machine's files shared into the
     # guest (Tests/camera); its own venv keeps it apart from the tests' packages.

@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 # recording): every folder here, its modules spread over the workers by --dist loadgroup
 # (modules that cannot run beside each other, or share module fixtures, carry an
 # xdist_group mark). A new Python suite folder goes in this line.
-parallel_suites=(Tests/protocol Tests/web Tests/docs)
+parallel_suites=(Tests/protocol Tests/web Tests/docs Tests/onvif)
 workers=${ALLSPARK_TEST_WORKERS:-4}
 started=$SECONDS
 logs=$(mktemp -d)

@@ -6,6 +6,43 @@
 #include <stdio.h>
 #include <string.h>
 
+/* GStreamer's authentication with the node's failed-attempt limiter in front: an address
+ * the limiter holds back is refused before its credentials are looked at, and credentials
+ * that were given but matched no user count against it (a request with none, a Digest
+ * client asking for its challenge, does not). */
+typedef struct {
+    GstRTSPAuth parent;
+    allspark_rtsp_judge judge;
+    void *judge_context;
+} AllsparkAuth;
+
+typedef struct {
+    GstRTSPAuthClass parent_class;
+} AllsparkAuthClass;
+
+G_DEFINE_TYPE(AllsparkAuth, allspark_auth, GST_TYPE_RTSP_AUTH)
+
+static gboolean allspark_auth_authenticate(GstRTSPAuth *auth, GstRTSPContext *ctx) {
+    AllsparkAuth *self = (AllsparkAuth *)auth;
+    GstRTSPConnection *connection = ctx->client ? gst_rtsp_client_get_connection(ctx->client) : NULL;
+    const gchar *address = connection ? gst_rtsp_connection_get_ip(connection) : NULL;
+    if (!address) address = "unknown";
+    if (self->judge && self->judge(self->judge_context, address, 0)) return FALSE;
+    gboolean authenticated = GST_RTSP_AUTH_CLASS(allspark_auth_parent_class)->authenticate(auth, ctx);
+    gchar *given = NULL;
+    gboolean offered = ctx->request && gst_rtsp_message_get_header(ctx->request, GST_RTSP_HDR_AUTHORIZATION, &given, 0) == GST_RTSP_OK;
+    if (self->judge && offered && (!authenticated || ctx->token == NULL)) self->judge(self->judge_context, address, 1);
+    return authenticated;
+}
+
+static void allspark_auth_class_init(AllsparkAuthClass *klass) {
+    GST_RTSP_AUTH_CLASS(klass)->authenticate = allspark_auth_authenticate;
+}
+
+static void allspark_auth_init(AllsparkAuth *self) {
+    (void)self;
+}
+
 /* One client's media: its appsrc and whether it waits for a keyframe to start (or restart
  * after its queue overflowed). */
 typedef struct {
@@ -27,8 +64,8 @@ struct allspark_rtsp_server {
     GThread *thread;
     GstRTSPServer *server;
     GstRTSPAuth *auth; /* NULL: open */
-    gchar *user;
-    gchar *basic;      /* the Basic credentials accepted now */
+    gchar *users[2];   /* the node's RTSP user and the ONVIF user (NULL: none) */
+    gchar *basics[2];  /* their Basic credentials accepted now */
     GMutex lock; /* guards feeds and counters */
     GPtrArray *feeds;
     size_t queue_bytes;
@@ -102,9 +139,12 @@ static gboolean cleanup_sessions(gpointer user_data) {
 
 static void accept_password(allspark_rtsp_server *server, const char *password) {
     GstRTSPToken *token = gst_rtsp_token_new(GST_RTSP_TOKEN_MEDIA_FACTORY_ROLE, G_TYPE_STRING, "viewer", NULL);
-    server->basic = gst_rtsp_auth_make_basic(server->user, password);
-    gst_rtsp_auth_add_basic(server->auth, server->basic, token);
-    gst_rtsp_auth_add_digest(server->auth, server->user, password, token);
+    for (int i = 0; i < 2; i++) {
+        if (!server->users[i]) continue;
+        server->basics[i] = gst_rtsp_auth_make_basic(server->users[i], password);
+        gst_rtsp_auth_add_basic(server->auth, server->basics[i], token);
+        gst_rtsp_auth_add_digest(server->auth, server->users[i], password, token);
+    }
     gst_rtsp_token_unref(token);
 }
 
@@ -117,9 +157,13 @@ static GstRTSPFilterResult close_client(GstRTSPServer *server, GstRTSPClient *cl
 
 void allspark_rtsp_set_password(allspark_rtsp_server *server, const char *password) {
     if (!server->auth) return;
-    gst_rtsp_auth_remove_basic(server->auth, server->basic);
-    g_free(server->basic);
-    gst_rtsp_auth_remove_digest(server->auth, server->user);
+    for (int i = 0; i < 2; i++) {
+        if (!server->users[i]) continue;
+        gst_rtsp_auth_remove_basic(server->auth, server->basics[i]);
+        g_free(server->basics[i]);
+        server->basics[i] = NULL;
+        gst_rtsp_auth_remove_digest(server->auth, server->users[i]);
+    }
     accept_password(server, password);
     gst_rtsp_server_client_filter(server->server, close_client, NULL);
 }
@@ -132,7 +176,8 @@ static gpointer run_loop(gpointer user_data) {
     return NULL;
 }
 
-allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const char *user, const char *password,
+allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const char *user, const char *second_user,
+                                          const char *password, allspark_rtsp_judge judge, void *judge_context,
                                           size_t queue_bytes, char *error, size_t error_size) {
     gst_init(NULL, NULL);
     allspark_rtsp_server *server = g_new0(allspark_rtsp_server, 1);
@@ -159,8 +204,12 @@ allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const c
     g_signal_connect(factory, "media-configure", G_CALLBACK(media_configure), server);
 
     if (password) {
-        server->auth = gst_rtsp_auth_new();
-        server->user = g_strdup(user);
+        AllsparkAuth *auth = g_object_new(allspark_auth_get_type(), NULL);
+        auth->judge = judge;
+        auth->judge_context = judge_context;
+        server->auth = GST_RTSP_AUTH(auth);
+        server->users[0] = g_strdup(user);
+        if (second_user && g_strcmp0(second_user, user) != 0) server->users[1] = g_strdup(second_user);
         gst_rtsp_auth_set_supported_methods(server->auth, GST_RTSP_AUTH_BASIC | GST_RTSP_AUTH_DIGEST);
         accept_password(server, password);
         gst_rtsp_server_set_auth(server->server, server->auth);
@@ -240,8 +289,10 @@ void allspark_rtsp_stop(allspark_rtsp_server *server) {
     }
     if (server->server) g_object_unref(server->server);
     if (server->auth) g_object_unref(server->auth);
-    g_free(server->user);
-    g_free(server->basic);
+    for (int i = 0; i < 2; i++) {
+        g_free(server->users[i]);
+        g_free(server->basics[i]);
+    }
     g_main_loop_unref(server->loop);
     g_main_context_unref(server->context);
     g_mutex_lock(&server->lock);

@@ -110,9 +110,11 @@ class Node:
         # run no time daemon, so the clock is judged by its error bound only (test_clock.py
         # checks the synchronisation rule itself). The API is open unless the test gives a
         # token or asks for the default (test_access.py covers the token the node makes).
-        # RTSP off unless a test asks for a port: nodes of parallel tests would share 8554.
+        # RTSP off unless a test asks for a port: nodes of parallel tests would share 8554;
+        # WS-Discovery off unless a test wants it: they would all answer on UDP 3702.
         environment = {"ALLSPARK_SERVER_HOST": "127.0.0.1", "ALLSPARK_SERVER_ANNOUNCE": "false",
                        "ALLSPARK_SERVER_RTSP_PORT": "0", "ALLSPARK_CLOCK_SYNC_REQUIRED": "false",
+                       "ALLSPARK_ONVIF_DISCOVERY": "false",
                        **os.environ, **(env or {})}
         if "--token" not in extra and "--auth" not in extra:
             environment.setdefault("ALLSPARK_SERVER_AUTH", "none")

@@ -61,6 +61,33 @@ public final class AccessPolicy: Sendable {
         }
     }
 
+    /// Judges a request whose credential is checked against the token by `matches` (an
+    /// ONVIF UsernameToken digest, an HTTP Digest response) rather than compared to it: the
+    /// same limiter counts its failures, and an address out of attempts is refused first.
+    func decide(address: String, nowMs: Int64 = WallClock.nowMs(), matches: (String) -> Bool) -> Decision {
+        guard requiresToken else { return .allowed(generation: 0) }
+        return state.withLock { state in
+            if let waitMs = state.limiter.retryAfterMs(for: address, nowMs: nowMs) {
+                return .throttled(retryAfterSeconds: Int((waitMs + 999) / 1000))
+            }
+            if matches(state.token) { return .allowed(generation: state.generation) }
+            state.limiter.recordFailure(from: address, nowMs: nowMs)
+            return .unauthorized
+        }
+    }
+
+    /// Whether `address` is out of attempts now (a credential it offers would not be looked at).
+    func isThrottled(_ address: String, nowMs: Int64 = WallClock.nowMs()) -> Bool {
+        guard requiresToken else { return false }
+        return state.withLock { $0.limiter.retryAfterMs(for: address, nowMs: nowMs) != nil }
+    }
+
+    /// A credential checked elsewhere (RTSP's, by GStreamer) from `address` was wrong.
+    func recordFailure(from address: String, nowMs: Int64 = WallClock.nowMs()) {
+        guard requiresToken else { return }
+        state.withLock { $0.limiter.recordFailure(from: address, nowMs: nowMs) }
+    }
+
     /// The current generation when `offered` is the current token (nil when it is not, e.g.
     /// rotated since it was checked); does not count as an attempt.
     func generation(ifCurrent offered: String?) -> Int? {

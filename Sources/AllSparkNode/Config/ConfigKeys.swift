@@ -89,6 +89,11 @@ public enum ConfigKeys {
         .decimal("archive.maxAgeDays", \.archive.maxAgeDays, 0...36_500),
         .optionalText("fleet.tokensFile", \.fleetTokensFile, allowed: "a file of `name: token` lines, or empty"),
         .boolean("fleet.shareToken", \.fleetShareToken),
+        .boolean("onvif.enabled", \.onvif.enabled),
+        .text("onvif.user", \.onvif.user, allowed: "a user name of letters, digits, '.', '_' or '-'") { user in
+            !user.isEmpty && user.count <= 64 && user.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || ".-_".contains($0)) }
+        },
+        .boolean("onvif.discovery", \.onvif.discovery),
     ]
 
     public static func named(_ name: String) -> ConfigKey? {

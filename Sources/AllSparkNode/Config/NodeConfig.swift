@@ -71,6 +71,8 @@ public struct NodeConfig: Sendable, Equatable {
     /// Off by default: whoever can write the bucket or announce on the LAN could name a
     /// "node" of their own and collect it.
     public var fleetShareToken: Bool = false
+    /// The node as a standard ONVIF camera (device and media services, WS-Discovery).
+    public var onvif = ONVIFSettings()
 
     public init() {}
 
@@ -162,6 +164,18 @@ public struct UplinkSettings: Sendable, Equatable {
     public var clockOffsetLimitMs: Double = 50
     /// ... or drifts faster than this, either way.
     public var clockDriftLimitMsPerS: Double = 2
+
+    public init() {}
+}
+
+public struct ONVIFSettings: Sendable, Equatable {
+    /// The device and media services at /onvif/device_service and /onvif/media_service.
+    public var enabled: Bool = true
+    /// The user name ONVIF clients give (WS-Security, and Digest on RTSP and the snapshot);
+    /// the password is the node's access token.
+    public var user: String = "admin"
+    /// Answer WS-Discovery probes on UDP 3702 (and say Hello and Bye).
+    public var discovery: Bool = true
 
     public init() {}
 }

@@ -20,16 +20,22 @@ public final class LiveVideo: Service, Sendable {
     private let rtspHost: String
     /// The RTSP password (the API token); nil: RTSP is open (`server.auth: none`).
     private let rtspPassword: String?
+    /// ONVIF's user, also accepted on RTSP (nil when ONVIF is off).
+    private let rtspOnvifUser: String?
+    private let limiter: AccessPolicy?
     private let rtsp = Mutex<RTSPServer?>(nil)
     private let logger: Logger
 
     /// - Parameter rtspPassword: the token RTSP clients give as the password of user
     ///   `allspark`; nil opens RTSP to everyone.
-    public init(config: NodeConfig, rtspPassword: String?, logger: Logger) {
+    /// - Parameter limiter: counts RTSP's wrong credentials with the API's (the access policy).
+    public init(config: NodeConfig, rtspPassword: String?, limiter: AccessPolicy? = nil, logger: Logger) {
+        self.limiter = limiter
         playlist = LiveHLSPlaylist(keyframeIntervalMs: config.encoder.keyframeIntervalMs)
         fragmenter = LiveFragmenter(ring: ring, feed: feed, playlist: playlist, counters: counters, logger: logger)
         rtspPort = config.server.rtspPort
         rtspHost = config.server.host
+        rtspOnvifUser = config.onvif.enabled ? config.onvif.user : nil
         self.rtspPassword = rtspPassword
         self.logger = logger
     }
@@ -75,7 +81,7 @@ public final class LiveVideo: Service, Sendable {
         var feeder: RTSPFeeder?
         if rtspPort > 0 {
             do {
-                let server = try RTSPServer(host: rtspHost, port: rtspPort, password: rtspPassword)
+                let server = try RTSPServer(host: rtspHost, port: rtspPort, password: rtspPassword, onvifUser: rtspOnvifUser, limiter: limiter)
                 rtsp.withLock { $0 = server }
                 feeder = RTSPFeeder(ring: ring, server: server)
                 feeder?.start()

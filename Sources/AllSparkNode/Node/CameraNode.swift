@@ -27,7 +27,7 @@ public struct CameraNode: Sendable {
             logger.warning("\(problem)")
         }
         let access = try AccessSetup.policy(for: config.server, storeDirectory: store.directory.path, logger: logger)
-        let liveVideo = LiveVideo(config: config, rtspPassword: access.currentToken, logger: logger)
+        let liveVideo = LiveVideo(config: config, rtspPassword: access.currentToken, limiter: access, logger: logger)
         let recorder = Recorder(
             config: config, store: store, logger: logger, liveVideo: liveVideo, signing: signing, makeMasker: privacy.makeMasker)
         let live = LiveConfiguration(config: config, recorder: recorder, logger: logger)
@@ -69,7 +69,14 @@ public struct CameraNode: Sendable {
         let registry = services.archive.map {
             RegistryWriter(identity: identity, archive: $0, store: services.store, server: config.server, signing: services.recorder.signing, logger: logger)
         }
+        let discovery =
+            config.onvif.enabled && config.onvif.discovery
+            ? WSDiscoveryResponder(
+                identity: identity, scopes: ONVIFDeviceFacts.scopes(name: identity.name), tls: config.server.usesTLS,
+                logger: Logger(label: "allspark-node.onvif"))
+            : nil
         let application = try NodeServer.makeApplication(services: services, logger: logger) { port in
+            discovery?.serverStarted(port: port)
             logger.notice("serving the API, WebSocket and dashboard on \(config.server.usesTLS ? "https" : "http")://\(config.server.host):\(port)/")
             if config.server.announce { announcer.announce(identity: identity, port: port, tls: config.server.usesTLS) }
             supervision?.serverStarted(port: port)
@@ -82,6 +89,7 @@ public struct CameraNode: Sendable {
             .init(service: services.liveVideo),
             .init(service: AgeRetention(store: services.store, logger: logger)),
         ]
+        if let discovery { serviceList.append(.init(service: discovery)) }
         if let supervision {
             serviceList.append(.init(service: supervision, successTerminationBehavior: .ignore))
         }

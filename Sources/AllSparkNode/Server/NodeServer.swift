@@ -34,6 +34,7 @@ public enum NodeServer {
         LiveRoutes(live: services.liveVideo).register(on: router)
         MediaRoutes(services: services, metrics: MetricsExporter(services: services)).register(on: router)
         FleetRoutes(services: services, logger: logger).register(on: router)
+        ONVIFRoutes(services: services).register(on: router)
         router.add(middleware: FileMiddleware(services.live.config.server.dashboardDirectory, searchForIndexHtml: true, logger: logger))
         routes.set(routeList(router))
         return router

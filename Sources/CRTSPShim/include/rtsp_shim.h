@@ -16,10 +16,17 @@ typedef struct {
     uint64_t skips;            /* access units a full client queue refused (it resumes at a keyframe) */
 } allspark_rtsp_counters;
 
+/* The caller's failed-attempt limiter, called on the server's thread: with `failed` 0,
+ * whether `address` is held back now (non-zero: refuse it unheard); with `failed` 1, that
+ * credentials `address` gave matched no user (the return value is then ignored). */
+typedef int (*allspark_rtsp_judge)(void *context, const char *address, int failed);
+
 /* Starts serving rtsp://address:port/live on a thread of its own. `password` NULL: no
- * authentication; otherwise Basic and Digest with `user`/`password`. `queue_bytes` bounds
- * each client's queue. Returns NULL with a message in `error` when it cannot listen. */
-allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const char *user, const char *password,
+ * authentication; otherwise Basic and Digest with `user` or `second_user` (the ONVIF user;
+ * NULL: none) and `password`, behind `judge` (NULL: none). `queue_bytes` bounds each
+ * client's queue. Returns NULL with a message in `error` when it cannot listen. */
+allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const char *user, const char *second_user,
+                                          const char *password, allspark_rtsp_judge judge, void *judge_context,
                                           size_t queue_bytes, char *error, size_t error_size);
 
 /* Hands one access unit (Annex B, SPS/PPS in front of keyframes), captured at `capture_ns`

@@ -13,15 +13,39 @@ final class RTSPServer: @unchecked Sendable {
     static let user = "allspark"
     private let server: OpaquePointer
 
-    init(host: String, port: Int, password: String?) throws {
+    /// - Parameter onvifUser: a second user name taking the same password (ONVIF's, which
+    ///   VMSs put in the stream URI); nil: `allspark` only.
+    /// - Parameter limiter: the node's failed-attempt limiter: wrong credentials count against
+    ///   the client's address, and an address out of attempts is refused unheard.
+    init(host: String, port: Int, password: String?, onvifUser: String? = nil, limiter: AccessPolicy? = nil) throws {
+        self.limiter = limiter
         var message = [CChar](repeating: 0, count: 512)
-        guard let started = allspark_rtsp_start(host, Int32(port), Self.user, password, Self.clientQueueBytes, &message, message.count) else {
+        let context = limiter.map { Unmanaged.passUnretained($0).toOpaque() }
+        guard
+            let started = allspark_rtsp_start(
+                host, Int32(port), Self.user, onvifUser, password, limiter == nil ? nil : Self.judge, context, Self.clientQueueBytes,
+                &message, message.count)
+        else {
             throw StartError(description: String(nulTerminated: message))
         }
         server = started
     }
 
+    /// Kept for as long as the server (its judge holds an unretained pointer to it).
+    private let limiter: AccessPolicy?
+
     deinit { allspark_rtsp_stop(server) }
+
+    private static let judge: allspark_rtsp_judge = { context, address, failed in
+        guard let context, let address else { return 0 }
+        let policy = Unmanaged<AccessPolicy>.fromOpaque(context).takeUnretainedValue()
+        let client = String(cString: address)
+        if failed != 0 {
+            policy.recordFailure(from: client)
+            return 0
+        }
+        return policy.isThrottled(client) ? 1 : 0
+    }
 
     /// One access unit in Annex B form (SPS/PPS in front of a keyframe); never blocks.
     func push(_ accessUnit: UnsafeBufferPointer<UInt8>, captureMs: Int64, isKeyframe: Bool) {

@@ -26,5 +26,7 @@ enum FuzzTargets {
         FleetTargets.s3Listing,
         FleetTargets.mdnsTXT,
         FleetTargets.fleetTokens,
+        ONVIFTargets.soapRequest,
+        ONVIFTargets.discoveryDatagram,
     ]
 }

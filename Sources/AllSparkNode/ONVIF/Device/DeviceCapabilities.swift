@@ -1,0 +1,63 @@
+/// GetCapabilities (the old, per-category form every client still asks first), GetServices
+/// and the services' own capabilities: what the node offers and where.
+enum DeviceCapabilities {
+    static let deviceServiceCapabilities =
+        "<tds:Capabilities>"
+        + "<tds:Network IPFilter=\"false\" ZeroConfiguration=\"false\" IPVersion6=\"false\" DynDNS=\"false\" Dot11Configuration=\"false\" HostnameFromDHCP=\"false\" NTP=\"0\"/>"
+        + "<tds:Security TLS1.0=\"false\" TLS1.1=\"false\" TLS1.2=\"false\" OnboardKeyGeneration=\"false\" AccessPolicyConfig=\"false\" DefaultAccessPolicy=\"false\" Dot1X=\"false\" RemoteUserHandling=\"false\" X.509Token=\"false\" SAMLToken=\"false\" KerberosToken=\"false\" UsernameToken=\"true\" HttpDigest=\"false\" RELToken=\"false\"/>"
+        + "<tds:System DiscoveryResolve=\"false\" DiscoveryBye=\"true\" RemoteDiscovery=\"false\" SystemBackup=\"false\" SystemLogging=\"false\" FirmwareUpgrade=\"false\" HttpFirmwareUpgrade=\"false\" HttpSystemBackup=\"false\" HttpSystemLogging=\"false\" HttpSupportInformation=\"false\"/>"
+        + "</tds:Capabilities>"
+
+    static let mediaServiceCapabilities =
+        "<trt:Capabilities SnapshotUri=\"true\" Rotation=\"false\" VideoSourceMode=\"false\" OSD=\"false\">"
+        + "<trt:ProfileCapabilities MaximumNumberOfProfiles=\"1\"/>"
+        + "<trt:StreamingCapabilities RTPMulticast=\"false\" RTP_TCP=\"true\" RTP_RTSP_TCP=\"true\" NonAggregateControl=\"false\" NoRTSPStreaming=\"false\"/>"
+        + "</trt:Capabilities>"
+
+    /// GetCapabilities for `category` (All, Device, Media; absent: All). A category the
+    /// node lacks (PTZ, Imaging, Analytics, Events) is a `ter:NoSuchService` fault, as the spec says.
+    static func capabilities(at endpoint: ONVIFEndpoint, category: String?) throws(SOAPFault) -> String {
+        let category = category.flatMap { $0.isEmpty ? nil : $0 } ?? "All"
+        var body = "<tds:GetCapabilitiesResponse><tds:Capabilities>"
+        switch category {
+        case "All": body += device(at: endpoint) + media(at: endpoint)
+        case "Device": body += device(at: endpoint)
+        case "Media": body += media(at: endpoint)
+        default:
+            throw SOAPFault(code: .receiver, subcode: "ter:ActionNotSupported", detailSubcode: "ter:NoSuchService", reason: "the device has no \(category) service")
+        }
+        return body + "</tds:Capabilities></tds:GetCapabilitiesResponse>"
+    }
+
+    static func device(at endpoint: ONVIFEndpoint) -> String {
+        "<tt:Device>" + XMLText.element("tt:XAddr", endpoint.deviceService)
+            + "<tt:Network><tt:IPFilter>false</tt:IPFilter><tt:ZeroConfiguration>false</tt:ZeroConfiguration><tt:IPVersion6>false</tt:IPVersion6><tt:DynDNS>false</tt:DynDNS></tt:Network>"
+            + "<tt:System><tt:DiscoveryResolve>false</tt:DiscoveryResolve><tt:DiscoveryBye>true</tt:DiscoveryBye><tt:RemoteDiscovery>false</tt:RemoteDiscovery>"
+            + "<tt:SystemBackup>false</tt:SystemBackup><tt:SystemLogging>false</tt:SystemLogging><tt:FirmwareUpgrade>false</tt:FirmwareUpgrade>"
+            + "<tt:SupportedVersions><tt:Major>2</tt:Major><tt:Minor>60</tt:Minor></tt:SupportedVersions></tt:System>"
+            + "<tt:IO><tt:InputConnectors>0</tt:InputConnectors><tt:RelayOutputs>0</tt:RelayOutputs></tt:IO>"
+            + "<tt:Security><tt:TLS1.1>false</tt:TLS1.1><tt:TLS1.2>false</tt:TLS1.2><tt:OnboardKeyGeneration>false</tt:OnboardKeyGeneration>"
+            + "<tt:AccessPolicyConfig>false</tt:AccessPolicyConfig><tt:X.509Token>false</tt:X.509Token><tt:SAMLToken>false</tt:SAMLToken>"
+            + "<tt:KerberosToken>false</tt:KerberosToken><tt:RELToken>false</tt:RELToken></tt:Security></tt:Device>"
+    }
+
+    static func media(at endpoint: ONVIFEndpoint) -> String {
+        "<tt:Media>" + XMLText.element("tt:XAddr", endpoint.mediaService)
+            + "<tt:StreamingCapabilities><tt:RTPMulticast>false</tt:RTPMulticast><tt:RTP_TCP>true</tt:RTP_TCP><tt:RTP_RTSP_TCP>true</tt:RTP_RTSP_TCP></tt:StreamingCapabilities>"
+            + "</tt:Media>"
+    }
+
+    /// GetServices: the device and media services, with their capabilities when asked.
+    static func services(at endpoint: ONVIFEndpoint, includeCapability: Bool) -> String {
+        let entries = [
+            (SOAPNamespace.device, endpoint.deviceService, deviceServiceCapabilities),
+            (SOAPNamespace.media, endpoint.mediaService, mediaServiceCapabilities),
+        ]
+        return "<tds:GetServicesResponse>"
+            + entries.map { namespace, address, capabilities in
+                "<tds:Service>" + XMLText.element("tds:Namespace", namespace) + XMLText.element("tds:XAddr", address)
+                    + (includeCapability ? "<tds:Capabilities>\(capabilities)</tds:Capabilities>" : "")
+                    + "<tds:Version><tt:Major>2</tt:Major><tt:Minor>60</tt:Minor></tds:Version></tds:Service>"
+            }.joined() + "</tds:GetServicesResponse>"
+    }
+}

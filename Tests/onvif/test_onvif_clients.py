@@ -1,0 +1,92 @@
+"""The node as an ONVIF camera, judged by clients no one here wrote: onvif-zeep-async (Home
+Assistant's pin in the tests' venv, and the newest in a venv of its own) running Home
+Assistant's own set-up sequence, ffprobe playing the stream URI it was handed with the
+Digest credentials, across a veth pair between two network namespaces."""
+import json
+import subprocess
+
+import pytest
+from onvif_harness import HERE, TOKEN, USER, client_pythons
+
+pytestmark = pytest.mark.xdist_group("onvif")
+
+
+def home_assistant(network, node, python, password=TOKEN):
+    done = network.inside(network.clients, python, str(HERE / "ha_client.py"), node.host, str(node.port), USER, password,
+                          check=False, timeout=90)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("label,python", client_pythons())
+def test_home_assistant_adds_the_node(network, onvif_node, label, python):
+    found = home_assistant(network, onvif_node, python)
+    assert "fault" not in found, found
+    assert found["library"] == ("4.3.0" if label == "latest" else "4.0.4") or label == "tests-venv", found["library"]
+    base = f"http://{onvif_node.host}:{onvif_node.port}"
+    # Every address handed out is the one the client reached the node on.
+    assert found["xaddrs"]["http://www.onvif.org/ver10/media/wsdl"] == f"{base}/onvif/media_service"
+    assert found["media_xaddr"] == f"{base}/onvif/media_service"
+    # Home Assistant's unique id: the first enabled interface's MAC, the veth's own.
+    assert found["macs"] and found["macs"][0].count(":") == 5 and found["macs"][0] != "00:00:00:00:00:00"
+    assert len(found["serial"]) == 36
+    h264 = [p for p in found["profiles"] if p["encoding"] == "H264"]
+    assert h264 and (h264[0]["width"], h264[0]["height"], h264[0]["fps"]) == (640, 360, 15)
+    assert h264[0]["gop"] == 15 and h264[0]["bitrate"] > 0
+    assert abs(found["clock_offset_s"]) <= 5
+    assert found["clock_type"] in ("NTP", "Manual")
+    assert found["manufacturer"] == "AllSpark" and found["firmware"]
+    assert found["snapshot_capable"]
+    assert found["stream_uri"] == f"rtsp://{onvif_node.host}:{onvif_node.rtsp_port}/live"
+    assert found["snapshot_uri"] == f"{base}/onvif/snapshot.jpg"
+    assert found["snapshot_is_jpeg"] and found["snapshot_bytes"] > 1000
+
+
+@pytest.mark.parametrize("label,python", client_pythons())
+def test_a_wrong_password_is_what_home_assistant_reads_as_an_auth_error(network, onvif_node, label, python):
+    found = home_assistant(network, onvif_node, python, password="not-the-token")
+    assert found.get("auth_error") is True, found
+    assert any("NotAuthorized" in code for code in found["fault_subcodes"]), found
+
+
+def test_ffprobe_plays_the_stream_uri_with_digest_credentials(network, onvif_node):
+    uri = f"rtsp://{USER}:{TOKEN}@{onvif_node.host}:{onvif_node.rtsp_port}/live"
+    probe = network.inside(
+        network.clients, "ffprobe", "-v", "error", "-rtsp_transport", "tcp", "-select_streams", "v:0", "-count_frames",
+        "-read_intervals", "%+3", "-show_entries", "stream=codec_name,width,height,nb_read_frames", "-of", "json", uri,
+        check=False, timeout=60)
+    assert probe.returncode == 0, probe.stderr
+    stream = json.loads(probe.stdout)["streams"][0]
+    assert (stream["codec_name"], stream["width"], stream["height"]) == ("h264", 640, 360)
+    assert int(stream["nb_read_frames"]) >= 15
+    refused = network.inside(
+        network.clients, "ffprobe", "-v", "error", "-rtsp_transport", "tcp", f"rtsp://{USER}:wrong@{onvif_node.host}:{onvif_node.rtsp_port}/live",
+        check=False, timeout=60)
+    assert refused.returncode != 0
+
+
+def test_the_snapshot_takes_digest_and_basic_and_refuses_without(onvif_node):
+    url = onvif_node.url("/onvif/snapshot.jpg")
+    for flag in ("--digest", "--basic"):
+        fetched = onvif_node.curl(flag, "-u", f"{USER}:{TOKEN}", "-o", "/dev/null", "-w", "%{http_code} %{content_type}", url)
+        assert fetched.stdout == "200 image/jpeg", (flag, fetched.stdout)
+    digest = subprocess.run(["ip", "netns", "exec", onvif_node.network.clients, "curl", "-s", "--digest", "-u", f"{USER}:{TOKEN}", url],
+                            capture_output=True, timeout=30)
+    assert digest.stdout[:3] == b"\xff\xd8\xff"
+    assert onvif_node.curl("-o", "/dev/null", "-w", "%{http_code}", url).stdout == "401"
+    assert onvif_node.curl("--digest", "-u", f"{USER}:nope", "-o", "/dev/null", "-w", "%{http_code}", url).stdout in ("401", "429")
+
+
+def test_ws_discovery_finds_the_node_as_home_assistant_looks(network, onvif_node):
+    done = network.inside(network.clients, __import__("sys").executable, str(HERE / "discovery_client.py"), "4", check=False, timeout=60)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = [service for service in json.loads(done.stdout.strip().splitlines()[-1])
+             if f"http://{onvif_node.host}:{onvif_node.port}/onvif/device_service" in service["xaddrs"]]
+    assert len(found) == 1, done.stdout
+    service = found[0]
+    assert service["epr"].startswith("urn:uuid:") and len(service["epr"]) == 45
+    assert "http://www.onvif.org/ver10/network/wsdl NetworkVideoTransmitter" in service["types"]
+    for scope in ("onvif://www.onvif.org/Profile/Streaming", "onvif://www.onvif.org/Profile/S"):
+        assert scope in service["scopes"]
+    # XAddrs[0] is reachable from the clients.
+    assert onvif_node.curl("-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", service["xaddrs"][0]).stdout == "400"

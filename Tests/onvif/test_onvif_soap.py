@@ -1,0 +1,103 @@
+"""Raw SOAP at the node's ONVIF services: what a hostile or broken client sends gets a SOAP
+Fault with HTTP 400, never a 500, a hang or a read file; the pre-auth calls answer without
+credentials and the rest want a UsernameToken digest of the token."""
+import base64
+import datetime as dt
+import hashlib
+import os
+import urllib.request
+
+import pytest
+from onvif_harness import TOKEN, USER
+
+pytestmark = pytest.mark.xdist_group("onvif")
+
+ENVELOPE = ('<?xml version="1.0" encoding="UTF-8"?><s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope">'
+            '{header}<s:Body>{body}</s:Body></s:Envelope>')
+
+
+def security(password=TOKEN, created=None, nonce=None):
+    nonce = nonce or os.urandom(16)
+    created = created or dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    digest = base64.b64encode(hashlib.sha1(nonce + created.encode() + password.encode()).digest()).decode()
+    return ('<s:Header><Security xmlns="http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd">'
+            f'<UsernameToken><Username>{USER}</Username><Password Type="http://docs.oasis-open.org/wss/2004/01/'
+            f'oasis-200401-wss-username-token-profile-1.0#PasswordDigest">{digest}</Password>'
+            f'<Nonce>{base64.b64encode(nonce).decode()}</Nonce><Created xmlns="http://docs.oasis-open.org/wss/2004/01/'
+            f'oasis-200401-wss-wssecurity-utility-1.0.xsd">{created}</Created></UsernameToken></Security></s:Header>')
+
+
+def post(node, path, data, headers=None):
+    request = urllib.request.Request(node.url(path), data=data, method="POST",
+                                     headers={"Content-Type": "application/soap+xml", **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=15) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def call(node, operation, service="device", header="", namespace="http://www.onvif.org/ver10/device/wsdl", inner=""):
+    body = f'<{operation} xmlns="{namespace}">{inner}</{operation}>'
+    return post(node, f"/onvif/{service}_service", ENVELOPE.format(header=header, body=body).encode())
+
+
+def test_pre_auth_calls_answer_without_credentials_and_the_rest_want_them(loopback_node):
+    for operation in ("GetSystemDateAndTime", "GetCapabilities", "GetServices", "GetHostname", "GetEndpointReference"):
+        status, text = call(loopback_node, operation)
+        assert status == 200 and f"{operation}Response" in text, text
+    status, text = call(loopback_node, "GetDeviceInformation")
+    assert status == 400 and "ter:NotAuthorized" in text and "env:Sender" in text
+    status, text = call(loopback_node, "GetDeviceInformation", header=security(password="wrong"))
+    assert status == 400 and "ter:NotAuthorized" in text
+    status, text = call(loopback_node, "GetDeviceInformation", header=security())
+    assert status == 200 and "<tds:SerialNumber>" in text
+    status, text = call(loopback_node, "GetProfiles", service="media", namespace="http://www.onvif.org/ver10/media/wsdl", header=security())
+    assert status == 200 and "<tt:Encoding>H264</tt:Encoding>" in text
+
+
+def test_a_replayed_nonce_and_an_old_created_are_refused(loopback_node):
+    header = security(nonce=b"fixed-nonce-0001")
+    assert call(loopback_node, "GetScopes", header=header)[0] == 200
+    assert "ter:NotAuthorized" in call(loopback_node, "GetScopes", header=header)[1]
+    old = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=10)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert "ter:NotAuthorized" in call(loopback_node, "GetScopes", header=security(created=old))[1]
+    # Created with +00:00 is read as given.
+    plus = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S+00:00")
+    assert call(loopback_node, "GetScopes", header=security(created=plus))[0] == 200
+
+
+def test_setters_and_unknown_operations_are_faults(loopback_node):
+    for operation in ("SetSystemDateAndTime", "SystemReboot", "NoSuchOperation"):
+        status, text = call(loopback_node, operation, header=security())
+        assert status == 400 and "ter:ActionNotSupported" in text, text
+
+
+@pytest.mark.parametrize("name,document", [
+    ("xxe", '<?xml version="1.0"?><!DOCTYPE s [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+            '<s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Body><GetHostname xmlns="http://www.onvif.org/ver10/device/wsdl">&x;</GetHostname></s:Body></s:Envelope>'),
+    ("billion-laughs", '<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa">' + "".join(
+        f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">' for i in range(9)) + ']><l>&j;</l>'),
+    ("not-xml", "this is not xml"),
+    ("truncated", '<s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Body><GetHostname'),
+    ("not-an-envelope", "<Envelope><Body><GetHostname/></Body></Envelope>"),
+    ("empty-body", '<s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Body/></s:Envelope>'),
+    ("too-deep", '<s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Body>' + "<a>" * 200 + "</a>" * 200 + "</s:Body></s:Envelope>"),
+    ("binary", "\x00\x01\x02\xff"),
+])
+def test_bad_bodies_get_a_fault_never_a_500(loopback_node, name, document):
+    status, text = post(loopback_node, "/onvif/device_service", document.encode("utf-8", "surrogatepass"))
+    assert status == 400, (status, text)
+    assert "env:Fault" in text and "root:" not in text
+    # The node still answers.
+    assert call(loopback_node, "GetSystemDateAndTime")[0] == 200
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_read(loopback_node):
+    # The server's own limit (64 KiB, the largest any route takes) answers an announced
+    # length over it with 413 before the service sees a byte.
+    document = ('<s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Body><GetHostname>' + "x" * 200_000
+                + "</GetHostname></s:Body></s:Envelope>")
+    status, _ = post(loopback_node, "/onvif/device_service", document.encode())
+    assert status == 413
+    assert call(loopback_node, "GetSystemDateAndTime")[0] == 200
