@@ -11,7 +11,15 @@ turning from profile, stepping out from behind a shelf; `moving_faces.py --appea
 
 Runs (RUNS, comma-separated; default 720p,1080p,still,appearing,2x720p,3x720p):
   720p, 1080p, still, appearing   one camera (1280x720 but 1080p);
-  2x720p, 3x720p                   two or three 720p cameras at once.
+  2x720p, 3x720p                   two or three 720p cameras at once;
+  lowlight, blur, small, pop1080   conditions real cameras meet (issue 60), one camera each:
+                                   a dark room (30% brightness, sensor noise of 6 levels),
+                                   motion blur (faces crossing at 300-600 px/s, the shutter
+                                   open the whole frame), small faces (24-48 px wide), all at
+                                   720p, and faces popping up mid-picture at 1080p
+                                   (`--appearing`); see moving_faces.py. With --node-args
+                                   "--privacy none" every face reads as shown: the exposure
+                                   measure checked on an unmasked copy of each kind.
 
 floor     `ffmpeg -re -i CLIP -c:v libx264 -preset veryfast OUT.mp4` of camera 1's clip,
           alone: decode and encode, no privacy, no live video. CPU from wait4's rusage.
@@ -56,13 +64,24 @@ from node_harness import free_port, peak_rss_mib  # noqa: E402
 FPS = 30
 
 
-def moving_clip(size, seconds, seed, appearing=False):
-    kind = "appearing" if appearing else "moving-faces"
+# Conditions real cameras meet (issue 60), each a run of its own: the clip's size and the
+# moving_faces.py flags that make it.
+CONDITIONS = {
+    "appearing": ("1280x720", ["--appearing"]),
+    "lowlight": ("1280x720", ["--low-light", "0.3", "--noise", "6"]),
+    "blur": ("1280x720", ["--speeds", "300-600", "--motion-blur"]),
+    "small": ("1280x720", ["--widths", "24-48"]),
+    "pop1080": ("1920x1080", ["--appearing"]),
+}
+
+
+def moving_clip(size, seconds, seed, kind="moving-faces"):
+    flags = CONDITIONS[kind][1] if kind in CONDITIONS else []
     path = CACHE / f"capacity-{kind}-{size}-{seconds:g}s-seed{seed}.mp4"
     if not path.exists():
         command = [PY, str(HERE / "moving_faces.py"), "--size", size, "--fps", str(FPS), "--seconds", f"{seconds:g}",
                    "--seed", str(seed), "--out", str(path)]
-        subprocess.run(command + (["--appearing"] if appearing else []), check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(command + flags, check=True, stdout=subprocess.DEVNULL)
     return path
 
 
@@ -226,11 +245,11 @@ def main():
     for name in os.environ.get("RUNS", "720p,1080p,still,appearing,2x720p,3x720p").split(","):
         count = int(name.split("x")[0]) if "x" in name else 1
         kind = name.split("x")[-1]
-        size = SIZES.get(kind, SIZES["720p"])
+        size = CONDITIONS[kind][0] if kind in CONDITIONS else SIZES.get(kind, SIZES["720p"])
         if kind == "still":
             clips = [still_clip(size, options.seconds)] * count
         else:
-            clips = [moving_clip(size, options.seconds, seed, appearing=kind == "appearing") for seed in range(1, count + 1)]
+            clips = [moving_clip(size, options.seconds, seed, kind) for seed in range(1, count + 1)]
         with tempfile.TemporaryDirectory(prefix=f"capacity-{name}-") as folder:
             work = Path(folder)
             floor_cpu = round(floor(clips[0], work) * 60 / options.seconds, 1)

@@ -44,6 +44,15 @@ unclipped box that is inside the frame and not covered by a face drawn over it, 
 "covered" the share of the unclipped box under another face or a shelf (--appearing) (where that face's alpha is at
 least 0.5). Only faces with some part in the frame are listed.
 
+Conditions real cameras meet (issue 60), each its own clip: --widths LO-HI draws the face
+widths from LO-HI px instead (small faces: 24-48), --speeds LO-HI the crossing speeds
+(motion blur: 300-600 px/s); --motion-blur draws each face as the camera sees it with the
+shutter open for the whole frame interval (the mean of 8 positions along its path in that
+interval, its alpha likewise); --low-light SHARE scales the finished picture's brightness
+to SHARE (0.3: a dark room) and --noise SIGMA adds Gaussian sensor noise of SIGMA grey
+levels to it after (from its own generator, seeded with --seed and 4). The truth is the
+same boxes: a blurred or darkened face is still a face to mask.
+
 Usage: bench/moving_faces.py --size 1280x720 --fps 30 --seconds 60 --seed 1 --out DIR/clip.mp4
        (--faces-off writes the background alone, with an empty truth, for false-mask runs;
        --edge-faces adds the edge faces; --appearing the faces that come into view inside the frame)
@@ -193,6 +202,30 @@ class Track:
                 f = 0.0 if t1 == t0 else (t - t0) / (t1 - t0)
                 return x0 + f * (x1 - x0), y0 + f * (y1 - y0)
         return pts[-1][1], pts[-1][2]
+
+
+BLUR_SAMPLES = 8
+
+
+def blurred_along_path(tr, t, fps, sprite, alpha):
+    """The face as a shutter open for the whole frame interval from t sees it: the sprite and
+    its alpha averaged over BLUR_SAMPLES positions along its path, on a canvas grown by the
+    path's length; the padding on each side, and the label box's centre at mid-shutter."""
+    points = [tr.centre(t + k / (BLUR_SAMPLES * fps)) for k in range(BLUR_SAMPLES)]
+    mx, my = sum(p[0] for p in points) / BLUR_SAMPLES, sum(p[1] for p in points) / BLUR_SAMPLES
+    pad_x = int(math.ceil(max(abs(p[0] - mx) for p in points))) + 1
+    pad_y = int(math.ceil(max(abs(p[1] - my) for p in points))) + 1
+    sh, sw = alpha.shape
+    colour = np.zeros((sh + 2 * pad_y, sw + 2 * pad_x, 3), np.float32)
+    weight = np.zeros((sh + 2 * pad_y, sw + 2 * pad_x), np.float32)
+    for px, py in points:
+        dx, dy = pad_x + int(round(px - mx)), pad_y + int(round(py - my))
+        colour[dy:dy + sh, dx:dx + sw] += sprite * alpha[:, :, None]
+        weight[dy:dy + sh, dx:dx + sw] += alpha
+    blurred_alpha = weight / BLUR_SAMPLES
+    blurred = colour / np.maximum(weight, 1e-6)[:, :, None]
+    # The label box sits in the canvas offset by the padding, centred at mid-shutter.
+    return blurred, blurred_alpha, (pad_x, pad_y), (mx, my)
 
 
 def edge_point(rng, edge, fw, fh, w, h):
@@ -421,12 +454,23 @@ def main():
     ap.add_argument("--appearing", action="store_true",
                     help="add faces that come into view inside the frame: popping in, turning from profile, "
                          "stepping out from behind a shelf")
+    ap.add_argument("--widths", help="face widths LO-HI px (default 48-220)")
+    ap.add_argument("--speeds", help="crossing speeds LO-HI px/s (default 20-300)")
+    ap.add_argument("--motion-blur", action="store_true", help="faces blurred along their motion over a whole frame interval")
+    ap.add_argument("--low-light", type=float, default=1.0, help="brightness share of the finished picture (0.3: a dark room)")
+    ap.add_argument("--noise", type=float, default=0.0, help="Gaussian sensor noise, grey levels, added after --low-light")
     ap.add_argument("--crf", type=int, default=16)
     ap.add_argument("--preset", default="fast")
     args = ap.parse_args()
 
+    global WIDTH_RANGE, SPEED_RANGE
+    if args.widths:
+        WIDTH_RANGE = tuple(float(v) for v in args.widths.split("-"))
+    if args.speeds:
+        SPEED_RANGE = tuple(float(v) for v in args.speeds.split("-"))
     fw, fh = parse_size(args.size)
     frames = int(round(args.seconds * args.fps))
+    noise_rng = np.random.default_rng([args.seed, 4])
     rng = np.random.default_rng(args.seed)
     tracks = []
     if not args.faces_off:
@@ -458,7 +502,8 @@ def main():
     bg = Background(os.path.join(args.faces_dir, "video", "vtest.avi"), fw, fh, args.fps)
     meta = {
         "size": [fw, fh], "fps": args.fps, "frames": frames, "seed": args.seed, "seconds": args.seconds,
-        "faces_off": args.faces_off, "background": "vtest.avi centre-cropped to aspect, scaled, frames repeated",
+        "faces_off": args.faces_off, "widths": list(WIDTH_RANGE), "speeds": list(SPEED_RANGE),
+        "motion_blur": args.motion_blur, "low_light": args.low_light, "noise": args.noise, "background": "vtest.avi centre-cropped to aspect, scaled, frames repeated",
         "faces": [{"id": tr.id, "image": tr.image, "label": list(tr.box), "width": round(tr.width, 1),
                    "start": round(tr.start, 3), "end": round(tr.end, 3),
                    "path": [[round(v, 2) for v in p] for p in tr.points],
@@ -487,6 +532,9 @@ def main():
                     alpha = cv2.resize(alpha, (narrow, alpha.shape[0]), interpolation=cv2.INTER_AREA)
                     bx, bw = bx * narrow / sprites[tr.id][1].shape[1], bw * narrow / sprites[tr.id][1].shape[1]
                 cx, cy = tr.centre(t)
+                if args.motion_blur:
+                    sprite, alpha, (pad_x, pad_y), (cx, cy) = blurred_along_path(tr, t, args.fps, sprite, alpha)
+                    bx, by = bx + pad_x, by + pad_y
                 ox = int(round(cx - (bx + bw / 2)))
                 oy = int(round(cy - (by + bh / 2)))
                 sh, sw = alpha.shape
@@ -519,6 +567,11 @@ def main():
                               "covered": round(covered / max(1.0, bw * bh), 3),
                               "full": [round(lx, 1), round(ly, 1), round(bw, 1), round(bh, 1)]})
             truth.write(json.dumps({"frame": i, "faces": faces}) + "\n")
+            if args.low_light != 1.0 or args.noise > 0:
+                dark = frame.astype(np.float32) * args.low_light
+                if args.noise > 0:
+                    dark += noise_rng.standard_normal(dark.shape, dtype=np.float32) * np.float32(args.noise)
+                frame = np.clip(dark + 0.5, 0, 255).astype(np.uint8)
             enc.stdin.write(frame.tobytes())
     enc.stdin.close()
     if enc.wait() != 0:

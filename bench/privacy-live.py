@@ -36,6 +36,12 @@ frames in a row, frames lost (the scorer's, and the node's own count) and peak R
 live runs also record every privacy counter of /api/status and each problem /api/health
 reported while recording.
 
+Issue 60 (conditions real cameras meet): KIND=low-light (30% brightness, sensor noise of 6
+grey levels), motion-blur (faces crossing at 300-600 px/s, the shutter open the whole frame),
+small-faces (24-48 px wide) or popping (the faces that come into view inside the picture,
+`--appearing`) makes the clip of that kind (see moving_faces.py); the sanity part then checks
+the exposure measure on that kind's unmasked copy.
+
 Environment: NODE_FLAGS extra flags for `run` (e.g. "--privacy-detector dnn"); ANON_FLAGS
 for `anonymize` (default: NODE_FLAGS); DEFACE the deface executable (default: deface on
 PATH, else /tmp/deface-venv/bin/deface); DEFACE_FLAGS (default "--backend opencv");
@@ -68,8 +74,20 @@ def run(cmd, **kw):
     return subprocess.run([str(c) for c in cmd], check=True, **kw)
 
 
-def make_clip(out_dir, size, fps, seconds, seed, faces_off=False, edge=False):
+# Conditions real cameras meet (issue 60): KIND=NAME makes the clip with these flags of
+# moving_faces.py (and names it after the kind), the same in every part.
+KINDS = {
+    "low-light": ["--low-light", "0.3", "--noise", "6"],
+    "motion-blur": ["--speeds", "300-600", "--motion-blur"],
+    "small-faces": ["--widths", "24-48"],
+    "popping": ["--appearing"],
+}
+
+
+def make_clip(out_dir, size, fps, seconds, seed, faces_off=False, edge=False, kind_flags=None):
     kind = "vtest-only" if faces_off else "moving-faces-edge" if edge else "moving-faces"
+    if kind_flags and not faces_off:
+        kind = "moving-faces-" + os.environ["KIND"]
     name = f"{kind}-{size}-{fps:g}fps-{seconds:g}s-seed{seed}.mp4"
     path = os.path.join(out_dir, name)
     truth = path[:-4] + ".truth.jsonl"
@@ -80,6 +98,8 @@ def make_clip(out_dir, size, fps, seconds, seed, faces_off=False, edge=False):
             cmd.append("--faces-off")
         elif edge:
             cmd.append("--edge-faces")
+        if kind_flags and not faces_off:
+            cmd += kind_flags
         run(cmd, stdout=subprocess.DEVNULL)
     return path
 
@@ -324,9 +344,12 @@ def main():
     out_dir = os.environ.get("OUT", os.path.join(cache, "privacy-live"))
     os.makedirs(out_dir, exist_ok=True)
 
-    clip = make_clip(cache, size, fps, seconds, seed, edge=edge)
+    kind = os.environ.get("KIND")
+    if kind and kind not in KINDS:
+        sys.exit(f"KIND must be one of {', '.join(KINDS)}")
+    clip = make_clip(cache, size, fps, seconds, seed, edge=edge, kind_flags=KINDS.get(kind))
     summary = {"started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "node": node, "size": size,
-               "fps": fps, "seconds": seconds, "seed": seed, "clip": clip, "edge_faces": edge,
+               "fps": fps, "seconds": seconds, "seed": seed, "clip": clip, "edge_faces": edge, "kind": kind,
                "busy_loop": None if busy is None else {"pinned_core": None if busy < 0 else busy},
                "node_flags": node_flags, "anon_flags": anon_flags, "load_average_at_start": os.getloadavg(),
                "runs": {}}

@@ -62,4 +62,62 @@ struct AnonymizeVideoTests {
         #expect(lines.flatMap(\.boxes).allSatisfy { $0.maxX <= 175 && $0.maxY <= 143 })
         #expect(lines.contains { !$0.boxes.isEmpty }, "the face should be masked in some frames")
     }
+
+    @Test("a clip with dev faces at known boxes (one walking, one popping up mid-picture): every known box leaves masked")
+    func knownFacesAreMasked() throws {
+        let directory = try TestFiles.makeDirectory("anonymize-known")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (width, height, frameCount) = (1280, 720, 45)
+        let street = try PrivacyKnownBoxTests.pannedStreet(width: width, height: height, frames: frameCount)
+        try #require(street.count == frameCount)
+        let faces = try PrivacyKnownBoxTests.faceCrops(widths: [64, 88])
+        var known: [[PixelRect]] = []
+        let input = street.enumerated().map { index, background in
+            let picture = TestFrame(copying: background.frame)
+            var boxes: [PixelRect] = []
+            // One walks in from the left at 8 px a frame; the other is there from frame 15 on.
+            let places = [(face: faces[0], x: 40 + 8 * index, y: 300, from: 0), (face: faces[1], x: 700, y: 180, from: 15)]
+            for place in places where index >= place.from {
+                picture.paste(place.face.picture, atX: place.x - place.face.label.x, y: place.y - place.face.label.y)
+                boxes.append(PixelRect(x: place.x, y: place.y, width: place.face.label.width, height: place.face.label.height))
+            }
+            known.append(boxes)
+            return picture
+        }
+        let clip = directory.appendingPathComponent("known.mkv")
+        try input.writeLossless(to: clip, in: directory)
+        let output = directory.appendingPathComponent("masked.mp4")
+
+        let result = try AnonymizeRun.run([clip.path, output.path])
+
+        try #require(result.status == 0, "\(result.output)")
+        let outputFrames = try TestFrame.decodeVideo(output.path)
+        try #require(outputFrames.count == frameCount)
+        // The oracle reads the pixels: the same boxes left unmasked score as shown.
+        #expect(known.indices.allSatisfy { index in
+            known[index].allSatisfy { FaceClip.faceShown($0, input: input[index], output: input[index]) >= FaceClip.shownScore }
+        })
+        try FaceClip.checkNoFaceSurvives(input: input, output: outputFrames, known: known)
+    }
+}
+
+extension [TestFrame] {
+    /// Writes the frames as a 30 fps FFV1 clip (lossless), through a raw yuv420p file in `directory`.
+    func writeLossless(to url: URL, in directory: URL) throws {
+        guard let first else { return }
+        var data = Data()
+        for picture in self {
+            let frame = picture.frame
+            for row in 0..<frame.height { data.append(frame.y + row * frame.yStride, count: frame.width) }
+            for row in 0..<frame.chromaHeight { data.append(frame.u + row * frame.uStride, count: frame.chromaWidth) }
+            for row in 0..<frame.chromaHeight { data.append(frame.v + row * frame.vStride, count: frame.chromaWidth) }
+        }
+        let raw = directory.appendingPathComponent("frames.yuv")
+        try data.write(to: raw)
+        let made = try TestFiles.run("/usr/bin/ffmpeg", [
+            "-v", "error", "-y", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(first.width)x\(first.height)", "-r", "30",
+            "-i", raw.path, "-c:v", "ffv1", url.path,
+        ])
+        try #require(made.status == 0, "\(made.output)")
+    }
 }

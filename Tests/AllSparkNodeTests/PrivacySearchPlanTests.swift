@@ -46,4 +46,26 @@ struct PrivacySearchPlanTests {
         #expect(region.x < 0 && region.y < 0 && region.maxX > 640 && region.maxY > 360)
         #expect((0..<6).allSatisfy { _ in plan.nextCoverage(wholeNeeded: false) == .whole })
     }
+
+    @Test("no search of the plan looks coarser than half scale: 1080p is searched whole at 960x544", arguments: [
+        (1280, 720, 32), (1920, 1080, 48), (2560, 1440, 64),
+    ])
+    func noSearchCoarserThanHalfScale(width: Int, height: Int, smallestFace: Int) {
+        var plan = SearchPlan(width: width, height: height, detectionWidth: 640)
+        #expect(SearchPlan.smallestHeldFace(height: height) == smallestFace)
+        for _ in 0..<6 {
+            let regions = plan.regions(for: plan.nextCoverage(wholeNeeded: false), width: width, height: height)
+            let scale = regions.isWholeFrame
+                ? SearchRegions.Region.scale(ofWidth: width, asked: nil, detectionWidth: 640)
+                : (0..<regions.count).map { regions[$0].inputScale(detectionWidth: 640) }.min()!
+            #expect(scale >= SearchPlan.coarsestScale)
+            #expect(Double(smallestFace) * scale >= Double(SearchPlan.smallestFaceAtNet))
+        }
+        if width == 1920 {
+            let whole = plan.regions(for: .whole, width: width, height: height)
+            #expect(whole.count == 1 && whole[0].rect == PixelRect(x: 0, y: 0, width: 1920, height: 1080))
+            let input = FaceNetSettings().inputSize(forWidth: 1920, height: 1080, scale: whole[0].scale)
+            #expect(input.width == 960 && input.height == 544)
+        }
+    }
 }

@@ -39,10 +39,11 @@ public struct FaceNetSettings: Sendable, Equatable {
     /// wide, the region's aspect kept, both sides rounded to the nearest multiple of 32 as
     /// the nets require (720p searched at 640x352, not 640x384: 8% less work for a 2%
     /// squash the nets do not notice).
-    /// With `scale`, the region is shrunk to that many input pixels per frame pixel instead.
+    /// With `scale`, the region is shrunk to that many input pixels per frame pixel instead,
+    /// wider than `maxDetectionWidth` if need be: the caller asked for that scale (the delay
+    /// line searches a whole 1080p frame at half scale, 960x544, `SearchPlan`).
     func inputSize(forWidth width: Int, height: Int, scale: Double? = nil) -> (width: Int, height: Int) {
-        let wanted = scale.map { max(32, Int((Double(width) * min($0, 1)).rounded())) } ?? width
-        let scaledWidth = min(wanted, maxDetectionWidth)
+        let scaledWidth = scale.map { max(32, Int((Double(width) * min($0, 1)).rounded())) } ?? min(width, maxDetectionWidth)
         let scaledHeight = max(1, Int((Double(height) * Double(scaledWidth) / Double(width)).rounded()))
         return (Self.roundedTo32(scaledWidth), Self.roundedTo32(scaledHeight))
     }

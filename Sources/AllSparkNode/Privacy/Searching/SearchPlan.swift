@@ -1,9 +1,15 @@
 /// What the delay line's searches look at, in turn, so that no part of the frame goes
 /// long without a search at a scale that finds its faces.
 ///
-/// A whole-frame search shrinks a 1920 px frame three times to the detector's 640 px
-/// input: a face 57 px wide is seen at 19 px, and half a face at the frame's edge is
-/// barely a face at all. So where the frame is large enough, whole-frame searches take
+/// No search looks coarser than `coarsestScale` (half scale): the smallest face the node
+/// promises to hold (32 px wide at 720p, 48 px at 1080p, `smallestHeldFace`) reaches the
+/// net at 16 px or more. A whole 1920 px frame shrunk to the detector's 640 px input saw a
+/// 57 px face at 19 px, too small for the net (faces under ~70 px that popped up
+/// mid-picture were shown until an edge window came round, issue 60); so a frame wider than
+/// twice the detector's input is searched whole at half scale (1080p at 960x544), above the
+/// detector's widest input: the cost of a busy 1080p search, 2.3 times a 720p one.
+///
+/// Where the frame is large enough, whole-frame searches take
 /// turns with four edge windows, each 60% of the frame's width and height and of its
 /// shape (the detector keeps one input size, hence one net in memory), one in each
 /// corner, reaching 10% of their width past the side edges and 5% of their height past
@@ -23,17 +29,37 @@ struct SearchPlan {
 
     /// The region a whole-frame search looks at (nil: exactly the frame).
     let wholeRegion: PixelRect?
+    /// The scale a whole-frame search looks at, where the detector's widest input would
+    /// shrink the frame below `coarsestScale` (nil: the detector's own, half scale or finer).
+    let wholeScale: Double?
+    /// Likewise for the edge windows (1440p's are 1536 px wide: searched at 768, not 640).
+    let windowScale: Double?
     /// Left top, right top, left bottom, right bottom: each side is searched every other window.
     let edgeWindows: [PixelRect]
     private var step = 0
+
+    /// No search looks at the picture more coarsely than this (detector input pixels per frame pixel).
+    static let coarsestScale = 0.5
+    /// The widest face, in detector input pixels, that every search finds: `coarsestScale`
+    /// makes it the smallest face held in the frame (`smallestHeldFace`).
+    static let smallestFaceAtNet = 16
+
+    /// The smallest face (width, frame pixels) a search of a frame `height` px high can see:
+    /// 32 px at 720p, 48 px at 1080p (a 16 px face at the net, at half scale or, for frames
+    /// smaller than 720p, the frame's own scale; at least 1/22.5 of the frame's height above it).
+    static func smallestHeldFace(height: Int) -> Int {
+        max(Int((Double(smallestFaceAtNet) / coarsestScale).rounded()), Int((Double(height) / 22.5).rounded()))
+    }
 
     static let windowShare = 0.6
     static let reachPastSide = 0.1
     static let reachPastTopAndBottom = 0.05
 
     init(width: Int, height: Int, detectionWidth: Int) {
+        wholeScale = Double(detectionWidth) / Double(max(width, 1)) < Self.coarsestScale ? Self.coarsestScale : nil
         let windowWidth = Self.even(Double(width) * Self.windowShare)
         let windowHeight = Self.even(Double(height) * Self.windowShare)
+        windowScale = Double(detectionWidth) / Double(max(windowWidth, 1)) < Self.coarsestScale ? Self.coarsestScale : nil
         guard windowWidth >= detectionWidth, windowHeight >= 2 else {
             edgeWindows = []
             let reachX = Self.even(Double(width) * Self.reachPastSide / 2)
@@ -72,6 +98,20 @@ struct SearchPlan {
         switch coverage {
         case .whole: return wholeRegion
         case .edgeWindow(let index): return edgeWindows[index]
+        }
+    }
+
+    /// What a search of `coverage` looks at in a `width` x `height` frame: the whole frame
+    /// at half scale or finer, or an edge window.
+    func regions(for coverage: Coverage, width: Int, height: Int) -> SearchRegions {
+        switch coverage {
+        case .whole:
+            if let wholeScale {
+                return SearchRegions(wholeRegion ?? PixelRect(x: 0, y: 0, width: width, height: height), scale: wholeScale)
+            }
+            return wholeRegion.map { SearchRegions($0) } ?? .wholeFrame
+        case .edgeWindow(let index):
+            return SearchRegions(edgeWindows[index], scale: windowScale)
         }
     }
 

@@ -84,7 +84,10 @@ extension SearchRegions.Region {
         Self.scale(ofWidth: rect.width, asked: scale, detectionWidth: detectionWidth)
     }
 
+    /// An asked scale is the detector's (`FaceNetSettings.inputSize`), even above its widest
+    /// input (a whole 1080p frame at half scale); otherwise the region is shrunk to that input.
     static func scale(ofWidth width: Int, asked: Double?, detectionWidth: Int) -> Double {
-        min(asked ?? 1, 1, Double(detectionWidth) / Double(max(width, 1)))
+        if let asked { return min(asked, 1) }
+        return min(1, Double(detectionWidth) / Double(max(width, 1)))
     }
 }

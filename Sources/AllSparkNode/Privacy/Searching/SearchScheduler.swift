@@ -155,29 +155,21 @@ final class SearchScheduler {
             lastBusySearchMs = frames.captureTimeMs(of: number)
             var coverage = settings.searchesEveryFrame ? .whole : plan.nextCoverage(wholeNeeded: false)
             // An edge window's turn leaves the rest of the frame to later turns: where something
-            // changed outside the window (a face that popped up there), the frame is searched
-            // whole, if a whole search sees faces at a scale that finds them (720p, not 1080p,
-            // whose small faces only the windows find).
-            let wholeFrame = PixelRect(x: 0, y: 0, width: frameWidth, height: frameHeight)
-            if case .edgeWindow = coverage, settings.searchesChangedRegions, let window = plan.region(for: coverage),
-               seesFaces(in: wholeFrame), searchedPicture.flagsBlock(outside: window, in: changedBlocks) {
+            // changed outside the window (a face that popped up there), or where what changed is
+            // not known (no changed regions), the frame is searched whole, at half scale or finer
+            // (`SearchPlan`): no frame leaves before a search that sees the smallest face held
+            // has looked at all that changed in it (issue 60).
+            if case .edgeWindow = coverage, let window = plan.region(for: coverage),
+               !settings.searchesChangedRegions || searchedPicture.flagsBlock(outside: window, in: changedBlocks) {
                 coverage = .whole
             }
-            let region = plan.region(for: coverage)
-            // Taken in where the detector sees it at a scale that finds faces (not a 1920 px
-            // frame shrunk to 640).
-            if settings.searchesChangedRegions, seesFaces(in: region ?? wholeFrame) {
+            let regions = plan.regions(for: coverage, width: frameWidth, height: frameHeight)
+            if settings.searchesChangedRegions {
+                let region = plan.region(for: coverage) ?? PixelRect(x: 0, y: 0, width: frameWidth, height: frameHeight)
                 searchedPicture.record(
-                    searchOf: region ?? wholeFrame, in: frames.thumbnail(of: number), capturedAtMs: frames.captureTimeMs(of: number))
+                    searchOf: region, in: frames.thumbnail(of: number), capturedAtMs: frames.captureTimeMs(of: number))
             }
-            return region.map { SearchRegions($0) } ?? .wholeFrame
+            return regions
         }
-    }
-
-    /// Whether a search of `rect` sees its faces at half scale at least (as a whole 720p
-    /// frame), the scale the changed regions are searched at.
-    private func seesFaces(in rect: PixelRect) -> Bool {
-        SearchRegions.Region.scale(ofWidth: rect.width, asked: nil, detectionWidth: settings.minimumRegionWidth)
-            >= ChangedRegionPlanner.coarsestScale
     }
 }
