@@ -97,11 +97,11 @@ if [ "$mode" = "--test" ]; then
         $SUDO python3 -m venv /opt/allspark-onvif-latest
         $SUDO /opt/allspark-onvif-latest/bin/pip install --quiet --disable-pip-version-check onvif-zeep-async==4.3.0
     fi
-    # virtme-ng boots the Debian kernel under QEMU with this machine's files shared into the
-    # guest (Tests/camera); its own venv keeps it apart from the tests' packages.
     # ONVIF's reference validator (Media Signing), built from ../shared/third-party: the
     # judge of the signed-footage tests (Tests/protocol/test_onvif_validator.py).
     if [ -f "$validator_script" ]; then $SUDO env CFLAGS="$validator_cflags" bash "$validator_script" >/dev/null; fi
+    # virtme-ng boots the Debian kernel under QEMU with this machine's files shared into the
+    # guest (Tests/camera); its own venv keeps it apart from the tests' packages.
     if [ ! -x /opt/allspark-vng/bin/vng ]; then
         $SUDO python3 -m venv /opt/allspark-vng
         $SUDO /opt/allspark-vng/bin/pip install --quiet --disable-pip-version-check virtme-ng==1.42
