@@ -4,8 +4,9 @@
 # validator against the node's chunks, clips and live stream; with --swift first the Swift
 # suites that depend on this release's libav, OpenCV, ONNX Runtime, GStreamer and Avahi
 # (Tests/release-suites.txt; their own debug build, in .build-deb<N>).
-# scripts/test.sh runs it with --swift in a Debian 13 root (scripts/debian-root.sh
-# 13 --private-network, packages of `setup.sh --release-tests`) on a Debian 12 machine,
+# scripts/test.sh runs it (without --swift: that debug build does not fit CI's bound on
+# a slow host; run it by hand) in a Debian 13 root (scripts/debian-root.sh 13
+# --private-network, packages of `setup.sh --release-tests`) on a Debian 12 machine,
 # against the package's binary (.build-package-deb13/release/allspark-node); Tests/README.md
 # says why these suites.
 set -euo pipefail

@@ -1,20 +1,19 @@
 #!/usr/bin/env bash
-# Sets up a fresh Debian 12 or 13 machine with Swift and runs every test: the Swift suites
-# (real libav, OpenCV, avahi-daemon), then, at once:
-# - the protocol/API tests, the dashboard's browser tests and the documentation, which
-#   drive the built node binary from Python, in parallel pytest-xdist workers
-#   (`parallel_suites` below; ALLSPARK_TEST_WORKERS, 4 by default);
-# - a .deb for each release (scripts/package.sh, one release build each, which the package
-#   suite installs; the other release's built in a root of it, scripts/debian-root.sh),
-#   then in that root the Swift suites that depend on the release's own libraries
-#   (Tests/release-suites.txt) and the footage readers' and ONVIF validator's suites
-#   (scripts/release-tests.sh --swift);
-# - once the packages are built, the camera suite (a real V4L2 driver in a VM) and the
-#   power-cut suite (3 seeded power cuts of a recording VM), in a pytest process of their
-#   own: they need the CPU the Python suites above leave idle;
-# and, once the protocol suites are done and both packages built, the package suite (each
+# Sets up a fresh Debian 12 or 13 machine with Swift and runs every test, at once:
+# - a .deb for each release (scripts/package.sh, one release build each, niced, which the
+#   package suite installs; the other release's built in a root of it,
+#   scripts/debian-root.sh), then in that root the footage readers' and ONVIF validator's
+#   suites against its binary (scripts/release-tests.sh);
+# - the Swift suites (real libav, OpenCV, avahi-daemon), then the protocol/API tests, the
+#   dashboard's browser tests, the documentation and the ONVIF clients, which drive the
+#   built node binary from Python, in parallel pytest-xdist workers (`parallel_suites`
+#   below; ALLSPARK_TEST_WORKERS, 4 by default);
+# - once this release's package is built, the camera suite (a real V4L2 driver in a VM)
+#   and the power-cut suite (3 seeded power cuts of a recording VM), in a pytest process
+#   of their own;
+# and, once the Python suites are done and both packages built, the package suite (each
 # .deb installed into a booted Debian of its release with systemd; its containers share
-# the host's network, so not beside the protocol suites).
+# the host's network, so not beside the Python suites).
 # The fuzz targets run over their corpora in the Swift suite (FuzzCorpusTests); mutating
 # them under AddressSanitizer needs a build of its own and is scripts/fuzz.sh's work.
 # Every pytest run fails on a skip (Tests/no_skips.py); -rs still prints why. Each part's
@@ -57,38 +56,46 @@ timed "set up" setup
 # setup.sh puts the tests' Python packages in a venv where python3 is Debian's own.
 python=python3
 [ -x /opt/allspark-tests/bin/python3 ] && python=/opt/allspark-tests/bin/python3
-timed "debug build (node and Swift tests)" swift build --build-tests
-timed "Swift suites" swift test --skip-build
-# The packages, then the other release's suites in a root of it, built and run while the
-# Python suites that need none of them run here: the builds use the CPU those suites leave
-# idle while they wait on real-time recording. In that root only the Swift suites that
-# depend on the release's own libraries run (Tests/release-suites.txt), with a debug build
-# of their own; the readers' and validator's tests there judge the package's binary.
+# The two packages' release builds start now, beside the debug build and the suites, at
+# nice 10: they are the longest chain (a release build's whole-module step keeps one core
+# busy for minutes, which the debug build and the suites fill), and niced they take only
+# the CPU the suites leave. Package.resolved is written once first, so the builds that run
+# at once only read it. This release's package is built here; the other's in a root of it
+# (scripts/debian-root.sh), where the footage readers' and ONVIF validator's suites then
+# judge its binary. The release-dependent Swift suites in that root (release-tests.sh
+# --swift, Tests/release-suites.txt) need a debug build of their own there, more than this
+# command's 90-minute bound leaves on a slow 2-core host: they are run by hand (Tests/README.md).
 # Each part's output is kept in a log and shown when it is done.
-packages_built=$logs/packages-built
-first_package_built=$logs/first-package-built
-packages_part() {
-    timed "Debian $release package (release build)" bash scripts/package.sh --debian "$release"
-    touch "$first_package_built"
-    timed "Debian $other package (release build in a Debian $other root)" bash scripts/package.sh --debian "$other"
-    touch "$packages_built"
-    timed "Debian $other root: release-dependent Swift suites, readers, validator" \
-        env ALLSPARK_ROOT_SETUP=--release-tests nice -n 5 bash scripts/debian-root.sh "$other" --private-network \
-        env ALLSPARK_NODE_BIN=".build-package-deb$other/release/allspark-node" bash scripts/release-tests.sh --swift
+swift package resolve
+this_package_built=$logs/this-package-built
+other_package_built=$logs/other-package-built
+this_package_part() {
+    timed "Debian $release package (release build)" nice -n 10 bash scripts/package.sh --debian "$release"
+    touch "$this_package_built"
 }
-packages_part >"$logs/other" 2>&1 &
+other_release_part() {
+    timed "Debian $other package (release build in a Debian $other root)" nice -n 10 bash scripts/package.sh --debian "$other"
+    touch "$other_package_built"
+    timed "Debian $other root: footage readers and validator" \
+        env ALLSPARK_ROOT_SETUP=--release-tests nice -n 5 bash scripts/debian-root.sh "$other" --private-network \
+        env ALLSPARK_NODE_BIN=".build-package-deb$other/release/allspark-node" bash scripts/release-tests.sh
+}
+this_package_part >"$logs/this" 2>&1 &
+this_pid=$!
+other_release_part >"$logs/other" 2>&1 &
 other_pid=$!
-# The VM suites wait for the first package's CPU (its static release build), then run beside
-# the rest (software-emulated VMs take a core each): beside the other release's package and
-# root, which wait on apt and on one another as much as on the CPU. Their own --basetemp
-# keeps the pytest processes' folders apart.
+# The VM suites wait for this release's package (its CPU), then run beside the rest
+# (software-emulated VMs take a core each). Their own --basetemp keeps the pytest
+# processes' folders apart.
 vm_part() {
-    while [ ! -e "$first_package_built" ] && kill -0 "$other_pid" 2>/dev/null; do sleep 5; done
+    while [ ! -e "$this_package_built" ] && kill -0 "$this_pid" 2>/dev/null; do sleep 5; done
     timed "camera and power-cut suites (VMs)" \
         "$python" -m pytest "${no_skips[@]}" -q -rs --durations=5 --basetemp="$logs/vm-suites" Tests/camera Tests/powercut
 }
 vm_part >"$logs/vm" 2>&1 &
 vm_pid=$!
+timed "debug build (node and Swift tests)" swift build --build-tests
+timed "Swift suites" swift test --skip-build
 python_status=0
 timed "Python suites in $workers workers: ${parallel_suites[*]}" \
     "$python" -m pytest "${no_skips[@]}" -q -rs --durations=10 -n "$workers" --dist loadgroup \
@@ -96,9 +103,10 @@ timed "Python suites in $workers workers: ${parallel_suites[*]}" \
 # The package suite once both packages are built: its booted containers share the host's
 # network and mDNS, so not beside the suites above; beside the VM suites (their guests
 # have networks of their own) and the Debian 13 root (--private-network) it may run.
-while [ ! -e "$packages_built" ] && kill -0 "$other_pid" 2>/dev/null; do sleep 5; done
+while [ ! -e "$this_package_built" ] && kill -0 "$this_pid" 2>/dev/null; do sleep 5; done
+while [ ! -e "$other_package_built" ] && kill -0 "$other_pid" 2>/dev/null; do sleep 5; done
 package_status=0
-if [ -e "$packages_built" ]; then
+if [ -e "$this_package_built" ] && [ -e "$other_package_built" ]; then
     timed "package suite (Debian 12 and 13)" \
         "$python" -m pytest "${no_skips[@]}" -q -rs --durations=10 --basetemp="$logs/package-suite" Tests/package || package_status=$?
 else
@@ -117,13 +125,14 @@ show() {   # NAME PID LABEL: waits for a part, prints its log's end, keeps its s
     return "$status"
 }
 vm_status=0; show vm "$vm_pid" "the camera and power-cut suites" 80 || vm_status=$?
-other_status=0; show other "$other_pid" "the packages and the Debian $other part" 200 || other_status=$?
+this_status=0; show this "$this_pid" "the Debian $release package" 40 || this_status=$?
+other_status=0; show other "$other_pid" "the Debian $other package and root" 200 || other_status=$?
 mark "all done"
 echo "== the parts, in seconds since the start (some overlap, as the script says):"
 printf '%7s %7s %7s %6s  %s\n' start end took status part
 sort -n -k1,1 "$times"
 echo "== the whole test command: $(clock "SECONDS - started")"
 rm -rf "$logs"
-for status in "$python_status" "$package_status" "$vm_status" "$other_status"; do
+for status in "$python_status" "$package_status" "$vm_status" "$this_status" "$other_status"; do
     [ "$status" -eq 0 ] || { echo "== a part failed (exit $status), see above"; exit "$status"; }
 done
