@@ -166,6 +166,23 @@ struct LiveVideoTests {
         #expect(playlist.availability(of: .init(segment: 2, part: 1)) == .ready)
         #expect(playlist.availability(of: .init(segment: 2, part: 2)) == .waiting)
         #expect(playlist.availability(of: .init(segment: 5, part: 0)) == .tooFarAhead)
+        // Frames 75...89 end part 12 and fill segment 2's five parts; a client that read
+        // them asks for the sixth (segment 2, part 5), which is part 15, the next segment's
+        // first: the keyframe that ends segment 2 does not make it exist.
+        for frame in 75...90 {
+            playlist.append(
+                captureMs: Int64(frame) * 1000 / 30, durationMs: frame % 3 == 2 ? 34 : 33, isKeyframe: frame % 30 == 0,
+                mp4: ByteBuffer(string: "f\(frame);"))
+        }
+        #expect(playlist.availability(of: .init(segment: 2, part: 5)) == .waiting)
+        #expect(playlist.availability(of: .init(segment: 3, part: 0)) == .waiting)
+        for frame in 91...95 {
+            playlist.append(
+                captureMs: Int64(frame) * 1000 / 30, durationMs: frame % 3 == 2 ? 34 : 33, isKeyframe: false,
+                mp4: ByteBuffer(string: "f\(frame);"))
+        }
+        #expect(playlist.availability(of: .init(segment: 2, part: 5)) == .ready)
+        #expect(playlist.availability(of: .init(segment: 2, part: 4)) == .ready)
     }
 
     @Test("the fMP4 feed keeps what a viewer may still be sent: no fragment more than the lag limit behind the newest")

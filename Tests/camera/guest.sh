@@ -50,7 +50,7 @@ start_node record "$CAPTURE0"
 step record started
 wait_chunks "$OUT/record/store" 3 60; step record three-chunks
 sleep 0.9
-step fault disconnect; v4l2-ctl -d "$CAPTURE0" -c disconnect=1 > "$OUT/record/disconnect.txt" 2>&1
+step fault disconnect; v4l2-ctl -d "$CAPTURE0" -c disconnect=1 > "$OUT/record/disconnect.txt" 2>&1; step fault disconnect done
 sample_health "$OUT/record/health-disconnect.txt" 4
 before=$(chunks "$OUT/record/store"); wait_chunks "$OUT/record/store" $((before + 2)) 40 && step fault disconnect recovered || step fault disconnect not-recovered
 step fault fatal-streaming; v4l2-ctl -d "$CAPTURE0" -c inject_fatal_streaming_error=1 > "$OUT/record/fatal.txt" 2>&1

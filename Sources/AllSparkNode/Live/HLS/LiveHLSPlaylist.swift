@@ -111,11 +111,21 @@ final class LiveHLSPlaylist: Sendable {
         state.withLock { state in
             guard let last = state.segments.last else { return .waiting }
             if position.segment > last.sequence + 2 { return .tooFarAhead }
-            if position.segment < last.sequence { return .ready }
-            if position.segment > last.sequence { return .waiting }
-            guard let part = position.part else { return last.complete ? .ready : .waiting }
+            let asked = Self.nextExisting(position, in: state.segments)
+            if asked.segment < last.sequence { return .ready }
+            if asked.segment > last.sequence { return .waiting }
+            guard let part = asked.part else { return last.complete ? .ready : .waiting }
             return part < last.parts.count ? .ready : .waiting
         }
+    }
+
+    /// A part index past a finished segment's last part names the part after it, the next
+    /// segment's first: a client asks so when it read the segment before it had ended.
+    private static func nextExisting(_ position: Position, in segments: [Segment]) -> Position {
+        guard let part = position.part, let segment = segments.first(where: { $0.sequence == position.segment }),
+            segment.complete, part >= segment.parts.count
+        else { return position }
+        return Position(segment: position.segment + 1, part: 0)
     }
 
     enum PartLookup {
