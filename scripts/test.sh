@@ -32,13 +32,18 @@ logs=$(mktemp -d)
 times=$logs/times
 clock() { echo "$(( ($1) / 60 )) min $(( ($1) % 60 )) s"; }
 mark() { echo "== $1 ($(clock "SECONDS - started") since the start)"; }
-timed() {   # NAME COMMAND...: runs a part, prints and keeps its start, end and duration
-    local name=$1 begin=$SECONDS status=0
+# The CPU seconds (user and system) of a `times` output's second line: a subshell's children.
+cpu_seconds() { awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); total += t[1] * 60 + t[2] } printf "%d", total }' "$1"; }
+timed() {   # NAME COMMAND...: runs a part, prints and keeps its start, end, duration and CPU time
+    local name=$1 begin=$SECONDS status=0 cpu_file cpu
     shift
+    cpu_file=$(mktemp -p "$logs")
     echo "== $name: started ($(clock "begin - started") since the start)"
-    "$@" || status=$?
-    echo "== $name: ended with $status ($(clock "SECONDS - started") since the start, took $(clock "SECONDS - begin"))"
-    printf '%7s %7s %7s %6s  %s\n' "$(( begin - started ))" "$(( SECONDS - started ))" "$(( SECONDS - begin ))" "$status" "$name" >>"$times"
+    # In a subshell of its own, whose `times` then counts the part's processes only.
+    ( set +e; "$@"; code=$?; times >"$cpu_file"; exit "$code" ) || status=$?
+    cpu=$(cpu_seconds "$cpu_file")
+    echo "== $name: ended with $status ($(clock "SECONDS - started") since the start, took $(clock "SECONDS - begin"), CPU $(clock "${cpu:-0}"))"
+    printf '%7s %7s %7s %7s %6s  %s\n' "$(( begin - started ))" "$(( SECONDS - started ))" "$(( SECONDS - begin ))" "${cpu:-0}" "$status" "$name" >>"$times"
     return "$status"
 }
 release=$(. /etc/os-release && echo "${VERSION_ID:-}")
@@ -128,8 +133,8 @@ vm_status=0; show vm "$vm_pid" "the camera and power-cut suites" 80 || vm_status
 this_status=0; show this "$this_pid" "the Debian $release package" 40 || this_status=$?
 other_status=0; show other "$other_pid" "the Debian $other package and root" 200 || other_status=$?
 mark "all done"
-echo "== the parts, in seconds since the start (some overlap, as the script says):"
-printf '%7s %7s %7s %6s  %s\n' start end took status part
+echo "== the parts, in seconds since the start (some overlap, as the script says; cpu: the part's processes' user and system seconds):"
+printf '%7s %7s %7s %7s %6s  %s\n' start end took cpu status part
 sort -n -k1,1 "$times"
 echo "== the whole test command: $(clock "SECONDS - started")"
 rm -rf "$logs"

@@ -22,7 +22,7 @@ struct ONVIFServiceTests {
 
     @Test("device information, capabilities and the clock")
     func device() throws {
-        let interfaces = [NetworkInterfaceInfo(name: "eth0", hardwareAddress: "02:00:00:00:00:01", up: true, mtu: 1500, ipv4: [("10.0.0.5", 24)])]
+        let interfaces = [NetworkInterfaceInfo(name: "eth0", up: true, mtu: 1500, ipv4: [("10.0.0.5", 24)])]
         let service = DeviceService(facts: Self.facts, interfaces: { interfaces })
         let information = try Self.answer(service, "GetDeviceInformation", namespace: SOAPNamespace.device)
         #expect(information.descendant("SerialNumber")?.text == Self.facts.identity.id)
@@ -33,7 +33,14 @@ struct ONVIFServiceTests {
         #expect(clock.descendant("DateTimeType")?.text == "NTP")
         #expect(Int(clock.descendant("Year")?.text ?? "") ?? 0 >= 2024)
         let network = try Self.answer(service, "GetNetworkInterfaces", namespace: SOAPNamespace.device)
-        #expect(network.descendant("HwAddress")?.text == "02:00:00:00:00:01")
+        // Each instance its own address (Home Assistant's key), made from the store's identity.
+        let address = try #require(network.descendant("HwAddress")?.text)
+        #expect(address == Self.facts.hardwareAddress(forInterface: "eth0"))
+        #expect(address.split(separator: ":").count == 6 && (UInt8(address.prefix(2), radix: 16) ?? 0) & 0x03 == 0x02)
+        let other = ONVIFDeviceFacts(
+            identity: NodeIdentity(id: "0a1b2c3d-0000-4000-8000-000000000002", name: "cam 2"), firmwareVersion: NodeVersion.current,
+            video: Self.facts.video, clockSynchronized: true, hostname: "node1", user: "admin")
+        #expect(other.hardwareAddress(forInterface: "eth0") != address)
         #expect(network.descendant("PrefixLength")?.text == "24")
         let scopes = try Self.answer(service, "GetScopes", namespace: SOAPNamespace.device)
         #expect(scopes.children.first?.children.first?.children.contains { $0.descendant("ScopeItem")?.text == "onvif://www.onvif.org/name/cam%201" } == true)

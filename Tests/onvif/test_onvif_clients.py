@@ -4,9 +4,10 @@ Assistant's own set-up sequence, ffprobe playing the stream URI it was handed wi
 Digest credentials, across a veth pair between two network namespaces."""
 import json
 import subprocess
+import sys
 
 import pytest
-from onvif_harness import HERE, TOKEN, USER, client_pythons
+from onvif_harness import HERE, TOKEN, USER, NamespacedNode, client_pythons
 
 pytestmark = pytest.mark.xdist_group("onvif")
 
@@ -27,8 +28,9 @@ def test_home_assistant_adds_the_node(network, onvif_node, label, python):
     # Every address handed out is the one the client reached the node on.
     assert found["xaddrs"]["http://www.onvif.org/ver10/media/wsdl"] == f"{base}/onvif/media_service"
     assert found["media_xaddr"] == f"{base}/onvif/media_service"
-    # Home Assistant's unique id: the first enabled interface's MAC, the veth's own.
-    assert found["macs"] and found["macs"][0].count(":") == 5 and found["macs"][0] != "00:00:00:00:00:00"
+    # Home Assistant's unique id: the first enabled interface's MAC, the instance's own
+    # (locally administered, made from the store's identity).
+    assert found["macs"] and found["macs"][0].count(":") == 5 and int(found["macs"][0][:2], 16) & 3 == 2
     assert len(found["serial"]) == 36
     h264 = [p for p in found["profiles"] if p["encoding"] == "H264"]
     assert h264 and (h264[0]["width"], h264[0]["height"], h264[0]["fps"]) == (640, 360, 15)
@@ -90,3 +92,46 @@ def test_ws_discovery_finds_the_node_as_home_assistant_looks(network, onvif_node
         assert scope in service["scopes"]
     # XAddrs[0] is reachable from the clients.
     assert onvif_node.curl("-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", service["xaddrs"][0]).stdout == "400"
+
+
+@pytest.mark.parametrize("label,python", client_pythons())
+def test_home_assistant_takes_the_events_through_a_pull_point(network, onvif_node, label, python):
+    """Home Assistant's event manager: a PullPoint subscription at an address from the Host,
+    every property's state after the synchronization point (the test pattern moves, the
+    recorder records, the store takes chunks, the source gives frames), a Renew, and no
+    pull after Unsubscribe."""
+    done = network.inside(network.clients, python, str(HERE / "events_client.py"), onvif_node.host, str(onvif_node.port),
+                          USER, TOKEN, check=False, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "fault" not in found, found
+    base = f"http://{onvif_node.host}:{onvif_node.port}"
+    assert found["events_xaddr"] == f"{base}/onvif/event_service" and found["pullpoint_support"], found
+    assert found["subscription"].startswith(f"{base}/onvif/subscription/"), found
+    assert 590 <= found["lifetime_s"] <= 600, found
+    states = {}
+    for message in found["messages"]:
+        assert message["operation"] in ("Initialized", "Changed"), message
+        states[message["topic"]] = (message["source"], message["data"])
+    assert states["tns1:RuleEngine/CellMotionDetector/Motion"][1] == {"IsMotion": "true"}, states
+    assert states["tns1:RuleEngine/CellMotionDetector/Motion"][0]["VideoSourceConfigurationToken"]
+    assert states["tns1:RecordingConfig/JobState"][1] == {"State": "Active"}, states
+    assert states["tns1:Device/HardwareFailure/StorageFailure"][1] == {"Failed": "false"}, states
+    assert states["tns1:VideoSource/SignalLoss"][1] == {"State": "false"}, states
+    assert found["renewed_s"] == 120, found
+    assert found["pull_after_unsubscribe"].startswith("fault"), found
+
+
+def test_two_instances_on_one_box_are_two_cameras_to_home_assistant(network, onvif_node, tmp_path):
+    """One instance per camera on one box: Home Assistant keys a camera by the first enabled
+    interface's MAC (else the serial number), so each instance must give its own."""
+    second = NamespacedNode(network, tmp_path / "store", port=8091, rtsp_port=8555)
+    try:
+        first_found, second_found = home_assistant(network, onvif_node, sys.executable), home_assistant(network, second, sys.executable)
+    finally:
+        second.stop()
+    for found in (first_found, second_found):
+        assert "fault" not in found and found["macs"], found
+    assert first_found["macs"][0] != second_found["macs"][0], (first_found["macs"], second_found["macs"])
+    assert first_found["serial"] != second_found["serial"]
+    assert second_found["stream_uri"] == f"rtsp://{second.host}:8555/live"

@@ -5,6 +5,8 @@ import base64
 import datetime as dt
 import hashlib
 import os
+import re
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -95,9 +97,32 @@ def test_bad_bodies_get_a_fault_never_a_500(loopback_node, name, document):
 
 def test_a_body_over_the_limit_is_refused_before_it_is_read(loopback_node):
     # The server's own limit (64 KiB, the largest any route takes) answers an announced
-    # length over it with 413 before the service sees a byte.
+    # length over it with 413 before the service sees a byte: a SOAP Fault saying why.
     document = ('<s:Envelope xmlns:s="http://www.w3.org/2003/05/soap-envelope"><s:Body><GetHostname>' + "x" * 200_000
                 + "</GetHostname></s:Body></s:Envelope>")
-    status, _ = post(loopback_node, "/onvif/device_service", document.encode())
-    assert status == 413
+    status, text = post(loopback_node, "/onvif/device_service", document.encode())
+    assert status == 413 and "env:Fault" in text and "65536 bytes" in text, (status, text[:500])
     assert call(loopback_node, "GetSystemDateAndTime")[0] == 200
+
+
+EVENTS = "http://www.onvif.org/ver10/events/wsdl"
+
+
+def test_event_subscriptions_want_credentials_and_an_unknown_one_is_a_fault(loopback_node):
+    status, text = call(loopback_node, "CreatePullPointSubscription", service="event", namespace=EVENTS)
+    assert status == 400 and "ter:NotAuthorized" in text, text
+    status, text = call(loopback_node, "CreatePullPointSubscription", service="event", namespace=EVENTS, header=security(),
+                        inner="<InitialTerminationTime>PT60S</InitialTerminationTime>")
+    assert status == 200, text
+    path = urllib.parse.urlsplit(re.search(r"<wsa5:Address>([^<]+)</wsa5:Address>", text).group(1)).path
+
+    def pull(header):
+        return ENVELOPE.format(header=header, body=f'<PullMessages xmlns="{EVENTS}"><Timeout>PT2S</Timeout>'
+                               '<MessageLimit>10</MessageLimit></PullMessages>').encode()
+
+    status, text = post(loopback_node, path, pull(security()))
+    assert status == 200 and "tns1:RecordingConfig/JobState" in text and 'PropertyOperation="Initialized"' in text, text
+    status, text = post(loopback_node, path, pull(""))
+    assert status == 400 and "ter:NotAuthorized" in text, text
+    status, text = post(loopback_node, "/onvif/subscription/0-0", pull(security()))
+    assert status == 400 and "ter:ResourceUnknown" in text, text

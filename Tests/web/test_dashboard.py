@@ -1,6 +1,7 @@
 """The dashboard in headless Chromium against a real node recording the test pattern."""
 
 import re
+import urllib.parse
 import time
 
 import pytest
@@ -63,6 +64,12 @@ def test_panels_show_the_node_state(node, page):
     assert "of 4.0 GiB" in text_of(page, "storage-summary")
     assert "Oldest" in text_of(page, "storage-facts")
     assert text_of(page, "uplink-badge") == "off"
+    # Issue 62: the ONVIF card gives what a VMS is told: the device service at the address
+    # this page reached the node on, and the user.
+    wait_for(page, lambda: text_of(page, "onvif-badge") == "On")
+    onvif_facts = text_of(page, "onvif-facts")
+    host = urllib.parse.urlsplit(page.current_url).netloc
+    assert f"http://{host}/onvif/device_service" in onvif_facts and "admin" in onvif_facts, onvif_facts
 
 
 def test_degraded_privacy_is_shown(cascades_node, driver):

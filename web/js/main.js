@@ -11,6 +11,7 @@ import { showHealth } from './health-panel.js';
 import { LiveEvents } from './live-events.js';
 import { startLiveView } from './live-view.js';
 import { syncNodeClock } from './node-clock.js';
+import { showOnvif } from './onvif-panel.js';
 import { showPeers } from './peers-panel.js';
 import { RangePicker } from './range-picker.js';
 import { showRecorder } from './recorder-panel.js';
@@ -53,6 +54,7 @@ function showStatus(status, timeline) {
   showStorage(status.store);
   showArchive(status.archive, status.health.problems);
   showUplink(status.uplink, status.uploads, status.announcement);
+  showOnvif(status.onvif);
   showPeers(status.peers);
   timeline.followStore(status.store.oldestMs);
 }

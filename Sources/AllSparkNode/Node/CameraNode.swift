@@ -90,6 +90,7 @@ public struct CameraNode: Sendable {
             .init(service: AgeRetention(store: services.store, logger: logger)),
         ]
         if let discovery { serviceList.append(.init(service: discovery)) }
+        if config.onvif.enabled { serviceList.append(.init(service: ONVIFEventSampler(services: services))) }
         if let supervision {
             serviceList.append(.init(service: supervision, successTerminationBehavior: .ignore))
         }

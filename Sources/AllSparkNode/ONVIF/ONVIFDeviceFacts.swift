@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// What the ONVIF services say about this node, read when a request comes: who it is, what
@@ -20,6 +21,17 @@ struct ONVIFDeviceFacts: Sendable {
         var name = utsname()
         uname(&name)
         return withUnsafeBytes(of: &name.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+
+    /// The HwAddress GetNetworkInterfaces gives for interface `name`: a locally
+    /// administered unicast address made from the store's identity and the name, not the
+    /// NIC's own. Home Assistant and VMSs like it key a camera by the first interface's
+    /// HwAddress, and the instances of one box (one per camera) share its NICs: with the
+    /// NIC's address they would show as one camera. Stable for the store, as a MAC is.
+    func hardwareAddress(forInterface name: String) -> String {
+        var bytes = Array(SHA256.hash(data: Data("\(identity.id)/\(name)".utf8)).prefix(6))
+        bytes[0] = (bytes[0] & 0xFC) | 0x02
+        return bytes.map { String(format: "%02x", $0) }.joined(separator: ":")
     }
 
     /// The scopes the node announces and answers GetScopes with.

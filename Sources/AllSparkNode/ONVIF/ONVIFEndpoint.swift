@@ -12,6 +12,9 @@ struct ONVIFEndpoint: Sendable, Equatable {
     static let devicePath = "/onvif/device_service"
     static let mediaPath = "/onvif/media_service"
     static let snapshotPath = "/onvif/snapshot.jpg"
+    static let eventPath = "/onvif/event_service"
+    /// A PullPoint subscription's address, `/onvif/subscription/<id>`.
+    static let subscriptionPathPrefix = "/onvif/subscription/"
 
     /// Reads `authority` (`host`, `host:port`, `[v6]:port`); nil when it is absent or not a
     /// plain host (a user part, a path, a bad port or a character a URL cannot carry).
@@ -57,6 +60,8 @@ struct ONVIFEndpoint: Sendable, Equatable {
     var deviceService: String { base + Self.devicePath }
     var mediaService: String { base + Self.mediaPath }
     var snapshotURI: String { base + Self.snapshotPath }
+    var eventService: String { base + Self.eventPath }
+    func subscription(_ id: String) -> String { base + Self.subscriptionPathPrefix + id }
     /// The masked live stream; nil when RTSP is off.
     var streamURI: String? { rtspPort > 0 ? "rtsp://\(host):\(rtspPort)/live" : nil }
 }

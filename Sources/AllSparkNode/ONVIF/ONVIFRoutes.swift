@@ -3,8 +3,8 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// POST /onvif/device_service and /onvif/media_service (SOAP 1.2), and GET
-/// /onvif/snapshot.jpg, when `onvif.enabled`. Every answer is SOAP: a request that cannot be
+/// POST /onvif/device_service, /onvif/media_service, /onvif/event_service and
+/// /onvif/subscription/<id> (SOAP 1.2), and GET /onvif/snapshot.jpg, when `onvif.enabled`. Every answer is SOAP: a request that cannot be
 /// read, names an unknown operation or lacks credentials gets a Fault with HTTP 400.
 struct ONVIFRoutes {
     let services: NodeServices
@@ -23,20 +23,34 @@ struct ONVIFRoutes {
     func register(on router: Router<NodeRequestContext>) {
         guard services.live.config.onvif.enabled else { return }
         router.post(RouterPath(stringLiteral: ONVIFEndpoint.devicePath)) { request, context in
-            await serve(request, context: context) { facts in
-                DeviceService(facts: facts, interfaces: { NetworkInterfaceList.current() })
+            await serve(request, context: context, preAuth: DeviceService.preAuthOperations) { soap, endpoint in
+                try DeviceService(facts: facts(), interfaces: { NetworkInterfaceList.current() }).respond(to: soap, at: endpoint)
             }
         }
         router.post(RouterPath(stringLiteral: ONVIFEndpoint.mediaPath)) { request, context in
-            await serve(request, context: context) { facts in MediaService(video: facts.video) }
+            await serve(request, context: context, preAuth: MediaService.preAuthOperations) { soap, endpoint in
+                try MediaService(video: facts().video).respond(to: soap, at: endpoint)
+            }
+        }
+        router.post(RouterPath(stringLiteral: ONVIFEndpoint.eventPath)) { request, context in
+            await serve(request, context: context, preAuth: EventService.preAuthOperations) { soap, endpoint in
+                try EventService(subscriptions: services.onvifEvents).respond(to: soap, at: endpoint)
+            }
+        }
+        router.post(RouterPath(stringLiteral: ONVIFEndpoint.subscriptionPathPrefix + ":id")) { request, context in
+            let id = context.parameters.get("id") ?? ""
+            return await serve(request, context: context, preAuth: SubscriptionManager.preAuthOperations) { soap, _ in
+                try await SubscriptionManager(subscriptions: services.onvifEvents, id: id).respond(to: soap)
+            }
         }
         router.get(RouterPath(stringLiteral: ONVIFEndpoint.snapshotPath)) { request, context in
             try await snapshot(request, context: context)
         }
     }
 
-    private func serve<Service: ONVIFService>(
-        _ request: Request, context: NodeRequestContext, service makeService: (ONVIFDeviceFacts) -> Service
+    private func serve(
+        _ request: Request, context: NodeRequestContext, preAuth: Set<String>,
+        respond: (SOAPRequest, ONVIFEndpoint) async throws -> String
     ) async -> Response {
         let bytes: [UInt8]
         do {
@@ -47,9 +61,8 @@ struct ONVIFRoutes {
         }
         do {
             let soap = try SOAPRequest.parse(bytes)
-            try authorize(soap, preAuth: Service.preAuthOperations, address: AccessPolicy.clientAddress(context.remoteAddress))
-            let endpoint = endpoint(for: request, context: context)
-            let body = try makeService(facts()).respond(to: soap, at: endpoint)
+            try authorize(soap, preAuth: preAuth, address: AccessPolicy.clientAddress(context.remoteAddress))
+            let body = try await respond(soap, endpoint(for: request, context: context))
             return Self.response(SOAPResponse.envelope(body: body), status: .ok)
         } catch let fault as SOAPFault {
             return Self.fault(fault)

@@ -15,6 +15,8 @@ public struct NodeServices: Sendable {
     let refusals: RefusalCounters
     /// A refused WebSocket upgrade's own answer (401, 429), for the connection's pipeline.
     let upgradeRefusals = UpgradeRefusals()
+    /// ONVIF's event properties and PullPoint subscriptions (`ONVIFEventSampler` feeds them).
+    let onvifEvents = PullPointSubscriptions()
     /// `POST /api/holds`, one placement at a time.
     let holdPlacements = HoldPlacementQueue()
     public let uploads: UploadCounters

@@ -123,6 +123,13 @@ struct StatusRoutes {
                 "lastAtMs": number(services.uploads.lastUpload?.atMs),
                 "lastFiles": .array((services.uploads.lastUpload?.files ?? []).map { .string($0) }),
             ]),
+            "onvif": .object([
+                "enabled": .bool(config.onvif.enabled),
+                "user": .string(config.onvif.user),
+                "discovery": .bool(config.onvif.enabled && config.onvif.discovery),
+                "deviceServicePath": .string(ONVIFEndpoint.devicePath),
+                "eventSubscriptions": .number(Double(services.onvifEvents.count)),
+            ]),
             "peers": .array(services.peers.connected.map { peer in
                 .object([
                     "name": peer.name.map { .string($0) } ?? .null,

@@ -14,14 +14,15 @@ enum DeviceCapabilities {
         + "<trt:StreamingCapabilities RTPMulticast=\"false\" RTP_TCP=\"true\" RTP_RTSP_TCP=\"true\" NonAggregateControl=\"false\" NoRTSPStreaming=\"false\"/>"
         + "</trt:Capabilities>"
 
-    /// GetCapabilities for `category` (All, Device, Media; absent: All). A category the
-    /// node lacks (PTZ, Imaging, Analytics, Events) is a `ter:NoSuchService` fault, as the spec says.
+    /// GetCapabilities for `category` (All, Device, Events, Media; absent: All). A category
+    /// the node lacks (PTZ, Imaging, Analytics) is a `ter:NoSuchService` fault, as the spec says.
     static func capabilities(at endpoint: ONVIFEndpoint, category: String?) throws(SOAPFault) -> String {
         let category = category.flatMap { $0.isEmpty ? nil : $0 } ?? "All"
         var body = "<tds:GetCapabilitiesResponse><tds:Capabilities>"
         switch category {
-        case "All": body += device(at: endpoint) + media(at: endpoint)
+        case "All": body += device(at: endpoint) + events(at: endpoint) + media(at: endpoint)
         case "Device": body += device(at: endpoint)
+        case "Events": body += events(at: endpoint)
         case "Media": body += media(at: endpoint)
         default:
             throw SOAPFault(code: .receiver, subcode: "ter:ActionNotSupported", detailSubcode: "ter:NoSuchService", reason: "the device has no \(category) service")
@@ -41,17 +42,24 @@ enum DeviceCapabilities {
             + "<tt:KerberosToken>false</tt:KerberosToken><tt:RELToken>false</tt:RELToken></tt:Security></tt:Device>"
     }
 
+    static func events(at endpoint: ONVIFEndpoint) -> String {
+        "<tt:Events>" + XMLText.element("tt:XAddr", endpoint.eventService)
+            + "<tt:WSSubscriptionPolicySupport>false</tt:WSSubscriptionPolicySupport><tt:WSPullPointSupport>true</tt:WSPullPointSupport>"
+            + "<tt:WSPausableSubscriptionManagerInterfaceSupport>false</tt:WSPausableSubscriptionManagerInterfaceSupport></tt:Events>"
+    }
+
     static func media(at endpoint: ONVIFEndpoint) -> String {
         "<tt:Media>" + XMLText.element("tt:XAddr", endpoint.mediaService)
             + "<tt:StreamingCapabilities><tt:RTPMulticast>false</tt:RTPMulticast><tt:RTP_TCP>true</tt:RTP_TCP><tt:RTP_RTSP_TCP>true</tt:RTP_RTSP_TCP></tt:StreamingCapabilities>"
             + "</tt:Media>"
     }
 
-    /// GetServices: the device and media services, with their capabilities when asked.
+    /// GetServices: the device, media and event services, with their capabilities when asked.
     static func services(at endpoint: ONVIFEndpoint, includeCapability: Bool) -> String {
         let entries = [
             (SOAPNamespace.device, endpoint.deviceService, deviceServiceCapabilities),
             (SOAPNamespace.media, endpoint.mediaService, mediaServiceCapabilities),
+            (SOAPNamespace.events, endpoint.eventService, EventService.capabilities),
         ]
         return "<tds:GetServicesResponse>"
             + entries.map { namespace, address, capabilities in

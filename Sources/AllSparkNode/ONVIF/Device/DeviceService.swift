@@ -82,7 +82,7 @@ struct DeviceService: ONVIFService {
         for (index, interface) in interfaces().enumerated() {
             body += "<tds:NetworkInterfaces token=\"\(XMLText.escape(interface.name.isEmpty ? "eth\(index)" : interface.name))\">"
             body += "<tt:Enabled>\(interface.up)</tt:Enabled>"
-            body += "<tt:Info>" + XMLText.element("tt:Name", interface.name) + XMLText.element("tt:HwAddress", interface.hardwareAddress)
+            body += "<tt:Info>" + XMLText.element("tt:Name", interface.name) + XMLText.element("tt:HwAddress", facts.hardwareAddress(forInterface: interface.name))
                 + "<tt:MTU>\(interface.mtu)</tt:MTU></tt:Info>"
             if !interface.ipv4.isEmpty {
                 body += "<tt:IPv4><tt:Enabled>true</tt:Enabled><tt:Config>"

@@ -1,17 +1,16 @@
 import Foundation
 
 /// The machine's network interfaces as ONVIF's GetNetworkInterfaces reports them: each one
-/// that is not loopback, its hardware address (`/sys/class/net/NAME/address`), whether it
-/// is up, its MTU and its IPv4 addresses with their prefix lengths.
+/// that is not loopback, whether it is up, its MTU and its IPv4 addresses with their prefix
+/// lengths (the hardware address given is the instance's own: `ONVIFDeviceFacts`).
 struct NetworkInterfaceInfo: Sendable, Equatable {
     var name: String
-    var hardwareAddress: String
     var up: Bool
     var mtu: Int
     var ipv4: [(address: String, prefixLength: Int)]
 
     static func == (a: NetworkInterfaceInfo, b: NetworkInterfaceInfo) -> Bool {
-        a.name == b.name && a.hardwareAddress == b.hardwareAddress && a.up == b.up && a.mtu == b.mtu
+        a.name == b.name && a.up == b.up && a.mtu == b.mtu
             && a.ipv4.map(\.address) == b.ipv4.map(\.address) && a.ipv4.map(\.prefixLength) == b.ipv4.map(\.prefixLength)
     }
 }
@@ -28,7 +27,7 @@ enum NetworkInterfaceList {
             guard flags & Int32(IFF_LOOPBACK) == 0 else { continue }
             let name = String(cString: entry.pointee.ifa_name)
             var info = found[name] ?? NetworkInterfaceInfo(
-                name: name, hardwareAddress: hardwareAddress(name, sysfs: sysfs), up: flags & Int32(IFF_UP) != 0,
+                name: name, up: flags & Int32(IFF_UP) != 0,
                 mtu: Int(readSysfs(name, "mtu", sysfs: sysfs) ?? "") ?? 1500, ipv4: [])
             if let address = entry.pointee.ifa_addr, Int32(address.pointee.sa_family) == AF_INET,
                 let text = ipv4Text(address)
@@ -56,10 +55,6 @@ enum NetworkInterfaceList {
 
     static func prefixLength(_ mask: String) -> Int {
         mask.split(separator: ".").compactMap { UInt8($0) }.reduce(0) { $0 + $1.nonzeroBitCount }
-    }
-
-    static func hardwareAddress(_ name: String, sysfs: String) -> String {
-        readSysfs(name, "address", sysfs: sysfs) ?? "00:00:00:00:00:00"
     }
 
     private static func readSysfs(_ name: String, _ file: String, sysfs: String) -> String? {

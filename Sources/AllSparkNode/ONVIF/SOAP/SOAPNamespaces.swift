@@ -10,11 +10,19 @@ enum SOAPNamespace {
     static let addressing = "http://schemas.xmlsoap.org/ws/2004/08/addressing"
     static let discovery = "http://schemas.xmlsoap.org/ws/2005/04/discovery"
     static let security = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
+    static let events = "http://www.onvif.org/ver10/events/wsdl"
+    static let notification = "http://docs.oasis-open.org/wsn/b-2"
+    static let topicTree = "http://docs.oasis-open.org/wsn/t-1"
+    static let addressing2005 = "http://www.w3.org/2005/08/addressing"
+    static let topics = "http://www.onvif.org/ver10/topics"
+    static let xmlSchema = "http://www.w3.org/2001/XMLSchema"
     static let utility = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
 
     /// The `xmlns:` declarations every response carries.
     static let declarations = [
-        ("env", envelope), ("tds", device), ("trt", media), ("tt", schema), ("ter", error),
+        ("env", envelope), ("tds", device), ("trt", media), ("tt", schema), ("ter", error), ("tev", events),
+        ("wsnt", notification), ("wstop", topicTree), ("wsa5", addressing2005), ("tns1", topics),
+        ("tnsasp", EventTopic.ownNamespace), ("xs", xmlSchema),
     ].map { "xmlns:\($0.0)=\"\($0.1)\"" }.joined(separator: " ")
 }
 

@@ -23,6 +23,8 @@ final class RequestBodyLimitHandler: ChannelDuplexHandler, RemovableChannelHandl
     private var closing = false
     /// A refused request's announced length, answered once `answering` is 0.
     private var refusedLength: Int?
+    /// The refused request was SOAP (ONVIF's paths): its refusal is a SOAP Fault a client reads.
+    private var refusedSOAP = false
     private var droppedBytes = 0
 
     init(maximumBytes: Int = RequestBodyLimit.maximumBytes, refusals: RefusalCounters) {
@@ -45,6 +47,7 @@ final class RequestBodyLimitHandler: ChannelDuplexHandler, RemovableChannelHandl
                 closing = true
                 refusals.count(.requestBodyLimit)
                 refusedLength = announced
+                refusedSOAP = head.path?.hasPrefix("/onvif/") ?? false
                 if answering == 0 { refuse(context: context) }
                 return
             }
@@ -85,10 +88,13 @@ final class RequestBodyLimitHandler: ChannelDuplexHandler, RemovableChannelHandl
     }
 
     private func refuse(context: ChannelHandlerContext) {
-        let body = JSONResponse.errorBody(RequestBodyLimit.refusal(announced: refusedLength ?? 0), extra: ["limitBytes": .number(Double(maximumBytes))])
+        let reason = RequestBodyLimit.refusal(announced: refusedLength ?? 0)
+        let body =
+            refusedSOAP
+            ? SOAPFault.malformed(reason).envelope : JSONResponse.errorBody(reason, extra: ["limitBytes": .number(Double(maximumBytes))])
         refusedLength = nil
         var head = HTTPResponse(status: .contentTooLarge)
-        head.headerFields[.contentType] = "application/json"
+        head.headerFields[.contentType] = refusedSOAP ? SOAPResponse.contentType : "application/json"
         head.headerFields[.contentLength] = String(body.utf8.count)
         head.headerFields[.connection] = "close"
         context.write(wrapOutboundOut(.head(head)), promise: nil)

@@ -11,9 +11,10 @@ enum ONVIFTargets {
         hostname: "fuzz", user: "admin")
     static let endpoint = ONVIFEndpoint(scheme: "http", host: "192.0.2.1", port: 8090, rtspPort: 8554)
 
-    /// A SOAP request read, its UsernameToken checked, then answered by both services; what
-    /// they answer must read back as XML (no unescaped input in it).
-    static let soapRequest = FuzzTarget(name: "soap-request", parses: "ONVIF SOAP requests (device and media services)") { bytes in
+    /// A SOAP request read, its UsernameToken checked, then answered by the device, media and
+    /// event services (a PullPoint's termination time and topic filter read); what they answer
+    /// must read back as XML (no unescaped input in it).
+    static let soapRequest = FuzzTarget(name: "soap-request", parses: "ONVIF SOAP requests (device, media and event services)") { bytes in
         guard let request = try? SOAPRequest.parse(bytes) else { return }
         if let token = request.usernameToken {
             _ = UsernameTokenCheck(user: "admin").check(token, password: "token", nowMs: 0)
@@ -22,6 +23,9 @@ enum ONVIFTargets {
         for answer in [
             Result { () throws(SOAPFault) in try device.respond(to: request, at: endpoint) },
             Result { () throws(SOAPFault) in try MediaService(video: facts.video).respond(to: request, at: endpoint) },
+            Result { () throws(SOAPFault) in
+                try EventService(subscriptions: PullPointSubscriptions(), nowMs: { 0 }).respond(to: request, at: endpoint)
+            },
         ] {
             let xml: String
             switch answer {
