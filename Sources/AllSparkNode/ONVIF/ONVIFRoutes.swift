@@ -4,8 +4,9 @@ import Hummingbird
 import NIOCore
 
 /// POST /onvif/device_service, /onvif/media_service, /onvif/event_service and
-/// /onvif/subscription/<id> (SOAP 1.2), and GET /onvif/snapshot.jpg, when `onvif.enabled`. Every answer is SOAP: a request that cannot be
-/// read, names an unknown operation or lacks credentials gets a Fault with HTTP 400.
+/// /onvif/subscription/<id> (SOAP 1.2), and GET /onvif/snapshot.jpg, when `onvif.enabled`.
+/// Every answer is SOAP: a request that cannot be read, names an unknown operation or lacks
+/// credentials gets a Fault with HTTP 400.
 struct ONVIFRoutes {
     let services: NodeServices
     /// Remembers the nonces of accepted UsernameTokens (one table for both services).

@@ -44,7 +44,7 @@ enum EventXML {
             if below.count == 1, below[0].0.count == 1 {
                 return "<\(name) wstop:topic=\"true\">\(description(below[0].1))</\(name)>"
             }
-            return "<\(name)>" + branch(below.map { Array($0.0.dropFirst()) }, topics: below.map(\.1)) + "</\(name)>"
+            return "<\(name)>" + branch(below.map { Array($0.0.dropFirst()) }, topics: below.map { $0.1 }) + "</\(name)>"
         }.joined()
     }
 

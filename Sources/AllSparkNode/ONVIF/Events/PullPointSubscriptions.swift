@@ -75,7 +75,7 @@ final class PullPointSubscriptions: Sendable {
             let taken = Array(subscription.queue.prefix(max(1, limit)))
             subscription.queue.removeFirst(taken.count)
             state.subscriptions[id] = subscription
-            return (taken, subscription.terminationMs)
+            return (messages: taken, terminationMs: subscription.terminationMs)
         }
     }
 
