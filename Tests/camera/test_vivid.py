@@ -118,10 +118,12 @@ def test_disconnect_mid_chunk_keeps_the_chunk_and_recording_resumes(guest):
     assert name and (store / name).exists(), f"the chunk in progress at the disconnect was kept: {log[-3000:]}"
     interrupted = store / name
     stamps = timestamps(interrupted)
-    # It began before the camera went and ran up to it: the chunk before it ended a second
-    # before the disconnect was asked (the script waits 0.9 s after a chunk is written).
-    assert stamps[0] < done_ms and stamps[-1] > at_ms - 500, \
-        f"it was the chunk in progress when the camera went: {stamps[0]}..{stamps[-1]}, asked {at_ms}, done {done_ms}"
+    # It began before the camera went, and the store's next chunk began after the disconnect
+    # was asked: it was the one open when the camera went (a loaded guest's camera may give
+    # no frame for seconds before, so its last frame need not be near the disconnect).
+    later = sorted(first for first in (timestamps(chunk)[0] for chunk in chunk_files(store)) if first > stamps[0])
+    assert stamps[0] < done_ms and later and later[0] > at_ms, \
+        f"it was the chunk in progress when the camera went: {stamps[0]}..{stamps[-1]}, next {later[:1]}, asked {at_ms}, done {done_ms}"
     frames, keyframe_first = decoded_frames(interrupted)
     assert frames == len(stamps) == int(logged_frames) and keyframe_first, "every frame it had, readable"
     assert "fault disconnect recovered" in steps, log[-3000:]
