@@ -130,8 +130,10 @@ struct ONVIFEventTests {
             service, "CreatePullPointSubscription", namespace: SOAPNamespace.events, inner: "<InitialTerminationTime>PT600S</InitialTerminationTime>")
         let address = try #require(created.descendant("Address")?.text)
         #expect(address.hasPrefix("http://10.0.0.5:8090/onvif/subscription/"))
-        let current = try #require((created.descendant("CurrentTime")?.text).flatMap(UsernameTokenCheck.parseTime))
-        let termination = try #require((created.descendant("TerminationTime")?.text).flatMap(UsernameTokenCheck.parseTime))
+        let currentText = try #require(created.descendant("CurrentTime")?.text)
+        let terminationText = try #require(created.descendant("TerminationTime")?.text)
+        let current = try #require(UsernameTokenCheck.parseTime(currentText))
+        let termination = try #require(UsernameTokenCheck.parseTime(terminationText))
         #expect(termination - current == 600_000)
         let properties = try ONVIFServiceTests.answer(service, "GetEventProperties", namespace: SOAPNamespace.events)
         let motion = try #require(properties.descendant("CellMotionDetector")?.child("Motion"))
@@ -160,15 +162,20 @@ struct ONVIFEventTests {
         for step in 0..<4 {
             frame.sequence = step + 1
             for index in stride(from: step, to: 320 * 180, by: 7) { frame.planes[index] = UInt8(100 + (index + step) % 3) }
-            #expect(!sampler.update(frame, nowMs: Int64(step) * 500))
+            let moving = sampler.update(frame, nowMs: Int64(step) * 500)
+            #expect(!moving)
         }
         // A 20x20 block brightens by 60 levels: one cell's mean moves by far more than the threshold.
         frame.sequence = 10
         for y in 40..<60 { for x in 100..<120 { frame.planes[y * 320 + x] = 160 } }
-        #expect(sampler.update(frame, nowMs: 2_000))
-        #expect(sampler.update(frame, nowMs: 3_000), "the same copy again: motion holds")
+        let brightened = sampler.update(frame, nowMs: 2_000)
+        #expect(brightened)
+        let sameCopy = sampler.update(frame, nowMs: 3_000)
+        #expect(sameCopy, "the same copy again: motion holds")
         frame.sequence = 11
-        #expect(sampler.update(frame, nowMs: 3_500), "still within the hold")
-        #expect(!sampler.update(frame, nowMs: 4_100), "2 s after the last change")
+        let withinHold = sampler.update(frame, nowMs: 3_500)
+        #expect(withinHold, "still within the hold")
+        let afterHold = sampler.update(frame, nowMs: 4_100)
+        #expect(!afterHold, "2 s after the last change")
     }
 }
