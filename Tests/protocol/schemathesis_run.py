@@ -14,6 +14,8 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from node_harness import put_ahead_of_the_rest_of_the_machine
+
 CHECKS = ["not_a_server_error", "status_code_conformance", "content_type_conformance", "response_schema_conformance"]
 SEED = 49
 # Never fuzzed against the recording node, and why:
@@ -166,6 +168,8 @@ def fuzz_recording_nodes(node, config_node, token, report_dir, examples, seed=SE
     for each in (node, config_node):
         each.wait_healthy()
     chunks = node.wait_for_chunks(2, headers=auth)
+    for each in (node, config_node):
+        put_ahead_of_the_rest_of_the_machine(each.process.pid)
     document_status, document = node.json("/api/openapi.json")
     known = {"filename": [name for chunk in chunks[:2] for name in (chunk["file"], chunk["timestampsFile"])],
              "file": live_files(node, token)}

@@ -8,13 +8,13 @@ The 100,000-key bucket listing is FloodLimitTests.swift's (a stand-in listing: r
 takes minutes to hold that many keys) and the benchmark's bucket flood against radosgw.
 Timings are the benchmark's (bench/floods.py)."""
 import asyncio
-import os
 import resource
 import socket
 
 import pytest
 
 import flood_peers as floods
+from node_harness import put_ahead_of_the_rest_of_the_machine
 
 # pytest-xdist (scripts/test.sh, --dist loadgroup): floods measure a node's memory and refusals under load: not beside each other.
 pytestmark = pytest.mark.xdist_group("floods")
@@ -38,19 +38,6 @@ def recording(make_node):
     node.wait_for_chunks(1, headers=AUTH)
     put_ahead_of_the_rest_of_the_machine(node.process.pid)
     return node
-
-
-def put_ahead_of_the_rest_of_the_machine(pid):
-    """The node's threads at nice -10, as on an appliance whose main work it is: the floods
-    must cost the recording nothing, while the test command's package builds beside them
-    (not the floods) would otherwise take the CPU its frames need (17 frames lost on a loaded
-    run). Nice values are per thread on Linux: each thread is set. Needs root (as CI is);
-    elsewhere the node keeps its priority."""
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            os.setpriority(os.PRIO_PROCESS, int(task), -10)
-        except (PermissionError, ProcessLookupError):
-            pass
 
 
 def flood(node, run):
