@@ -8,9 +8,9 @@
 #   dashboard's browser tests, the documentation and the ONVIF clients, which drive the
 #   built node binary from Python, in parallel pytest-xdist workers (`parallel_suites`
 #   below; ALLSPARK_TEST_WORKERS, 4 by default);
-# - once this release's package is built, the camera suite (a real V4L2 driver in a VM)
-#   and the power-cut suite (3 seeded power cuts of a recording VM), at once, each in a
-#   pytest process of its own;
+# - once this release's package is built and the Python suites are done, the camera suite
+#   (a real V4L2 driver in a VM) and the power-cut suite (3 seeded power cuts of a
+#   recording VM), at once, each in a pytest process of its own;
 # and, once the Python suites are done and both packages built, the package suite (each
 # .deb installed into a booted Debian of its release with systemd; its containers share
 # the host's network, so not beside the Python suites).
@@ -89,16 +89,21 @@ this_package_part >"$logs/this" 2>&1 &
 this_pid=$!
 other_release_part >"$logs/other" 2>&1 &
 other_pid=$!
-# The VM suites wait for this release's package (its CPU), then run beside the rest, the
-# two at once, each in a pytest process and --basetemp of its own: a software-emulated
-# guest keeps about one core busy on average (measured: the camera guest 14 CPU-minutes in
-# 18, the power-cut guests 18 in 17), so one after the other they left a core idle for
-# half an hour at the end (Tests/test-times.md).
+# The VM suites wait for this release's package and the Python suites (their CPU: two
+# guests beside the Python suites cost the floods' node frames), then run beside the
+# package suite, the two at once, each in a pytest process and --basetemp of its own: a
+# software-emulated guest keeps about one core busy on average (measured: the camera guest
+# 14 CPU-minutes in 18, the power-cut guests 18 in 17), so one after the other they left
+# a core idle for half an hour at the end (Tests/test-times.md).
 vm_suite() {   # FOLDER NAME
     timed "$2 suite (a VM)" "$python" -m pytest "${no_skips[@]}" -q -rs --durations=5 --basetemp="$logs/$1-suite" "Tests/$1"
 }
+python_suites_done=$logs/python-suites-done
 vm_part() {
     while [ ! -e "$this_package_built" ] && kill -0 "$this_pid" 2>/dev/null; do sleep 5; done
+    # $$ is this script: gone (a build failed), the VM suites have nothing to wait for.
+    while [ ! -e "$python_suites_done" ] && kill -0 $$ 2>/dev/null; do sleep 5; done
+    [ -e "$python_suites_done" ] || return 1
     local status=0 camera power_cut
     vm_suite camera camera >"$logs/vm-camera" 2>&1 &
     camera=$!
@@ -117,6 +122,7 @@ python_status=0
 timed "Python suites in $workers workers: ${parallel_suites[*]}" \
     "$python" -m pytest "${no_skips[@]}" -q -rs --durations=10 -n "$workers" --dist loadgroup \
     --basetemp="$logs/parallel-suites" "${parallel_suites[@]}" || python_status=$?
+touch "$python_suites_done"
 # The package suite once both packages are built: its booted containers share the host's
 # network and mDNS, so not beside the suites above; beside the VM suites (their guests
 # have networks of their own) and the Debian 13 root (--private-network) it may run.
