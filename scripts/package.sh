@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds dist/allspark-node_<version>+deb<N>_amd64.deb for Debian N (12 or 13; by default
-# the release this machine runs): the node linked with the Swift runtime statically (the
-# target needs no Swift toolchain), its dashboard, the face models (YuNet from
+# the release this machine runs): the node, with the Swift runtime libraries it links in
+# its own lib folder (the target needs no Swift toolchain), its dashboard, the face models (YuNet from
 # config/models, CenterFace from PyPI), the configuration (a conffile) and the systemd
 # units. ONNX Runtime, the face net's engine, is Debian's own package on 13; on 12, which
 # has none, the package carries its official build from PyPI. debhelper installs and
@@ -15,17 +15,24 @@
 # The version is NodeVersion.current (Sources/AllSparkNode/Node/NodeVersion.swift) plus
 # the commit count and hash, e.g. 0.9.0+312.gabc1234, so every commit's build sorts after
 # the one before; --version V sets it outright. The package's own version adds +deb<N>.
+#
+# --with-tests also builds the Swift test bundle in the same release build, testable
+# (-enable-testing), so that one build serves the package and the tests (scripts/test.sh
+# runs `swift test -c release` against it and drives this binary from the Python suites):
+# the binary the suites pass is the one the package ships.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 host_release=$(. /etc/os-release && echo "${VERSION_ID:-}")
 release=$host_release
 version=""
+with_tests=""
 while [ $# -gt 0 ]; do
     case $1 in
         --version) version=${2:?--version needs a value}; shift 2 ;;
         --debian) release=${2:?--debian needs 12 or 13}; shift 2 ;;
-        *) echo "package.sh: unknown option $1 (--debian 12|13, --version V)" >&2; exit 2 ;;
+        --with-tests) with_tests=--with-tests; shift ;;
+        *) echo "package.sh: unknown option $1 (--debian 12|13, --version V, --with-tests)" >&2; exit 2 ;;
     esac
 done
 case $release in
@@ -44,18 +51,22 @@ if [ -z "$version" ]; then
 fi
 
 if [ "$release" != "$host_release" ]; then
-    exec bash scripts/debian-root.sh "$release" bash scripts/package.sh --debian "$release" --version "$version"
+    exec bash scripts/debian-root.sh "$release" bash scripts/package.sh --debian "$release" --version "$version" $with_tests
 fi
 bash scripts/setup.sh --package
 deb_version=$version+deb$release
 
 # Its own scratch folder per release, so neither the debug build nor the other release's
 # objects are rebuilt. No debug information: the package ships its binary stripped, and
-# making it cost about 1 of the build's 15 CPU-minutes.
+# making it cost about 1 of the build's 15 CPU-minutes. The Swift runtime is linked as
+# shared libraries, not statically: a static runtime has no Swift Testing, so the test
+# bundle could not share the build (and history 25 in bench/ measured no speed between the two).
 scratch=.build-package-deb$release
-swift build -c release --static-swift-stdlib --scratch-path "$scratch" -Xswiftc -gnone \
-    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
-
+build_flags=(-c release --scratch-path "$scratch" -Xswiftc -gnone -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now)
+if [ -n "$with_tests" ]; then
+    build_flags+=(--build-tests -Xswiftc -enable-testing)
+fi
+swift build "${build_flags[@]}"
 # A folder per release: both releases' packages may be built at once (scripts/test.sh).
 built=dist/build/deb$release
 work=$built/allspark-node-$deb_version
@@ -65,6 +76,15 @@ cp -r scripts/package/debian "$work/debian"
 staged=$work/staged
 
 install -m 0755 "$scratch/release/allspark-node" "$staged/allspark-node"
+# The Swift runtime libraries the binary loads (ldd lists them from the toolchain, its
+# RUNPATH), copied to the package's own lib folder, where the binary's RUNPATH now points.
+# Each carries RUNPATH $ORIGIN, so they find each other there.
+runtime=$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["paths"]["runtimeLibraryPaths"][0])')
+mkdir -p "$staged/lib/swift"
+ldd "$staged/allspark-node" | awk -v runtime="$runtime/" 'index($3, runtime) == 1 { print $3 }' |
+    while read -r library; do install -m 0644 "$library" "$staged/lib/swift/"; done
+[ -e "$staged/lib/swift/libswiftCore.so" ] || { echo "package.sh: ldd named no Swift runtime under $runtime" >&2; exit 1; }
+patchelf --set-rpath /usr/lib/allspark-node/swift "$staged/allspark-node"
 cp -r web "$staged/web"
 rm "$staged/web/README.md"
 # The HTTP API's OpenAPI document, served at /api/openapi.json (InstallLayout.openAPIDocument).

@@ -46,7 +46,7 @@ if [ "$mode" = "--test" ]; then
     packages+=(python3-opencv python3-numpy python3-venv)                         # bench/: the face clips and their scorer (Debian's python3); the tests' venv
 fi
 if [ -n "$mode" ]; then
-    packages+=(debhelper dpkg-dev fakeroot lintian help2man)                     # scripts/package.sh: the .deb
+    packages+=(debhelper dpkg-dev fakeroot lintian help2man patchelf)            # scripts/package.sh: the .deb (patchelf: the binary's RUNPATH to the runtime it carries)
 fi
 missing=()
 for package in "${packages[@]}"; do
