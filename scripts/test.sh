@@ -11,9 +11,9 @@
 #   ALLSPARK_TEST_WORKERS, 4 by default);
 # - once those are done, the camera suite (a real V4L2 driver in a VM) and the power-cut
 #   suite (3 seeded power cuts of a recording VM), at once, each in a pytest process of
-#   its own, and the package suite (each .deb installed into a booted Debian of its
-#   release with systemd; its containers share the host's network, so not beside the
-#   Python suites) once both packages are built.
+#   its own, and beside them the package suite (each .deb installed into a booted Debian
+#   of its release with systemd; its containers share the host's network, so not beside
+#   the Python suites): this release's first, the other's once its package is built.
 # The fuzz targets run over their corpora in the Swift suite (FuzzCorpusTests); mutating
 # them under AddressSanitizer needs a build of its own and is scripts/fuzz.sh's work.
 # Every pytest run fails on a skip (Tests/no_skips.py); -rs still prints why. Each part's
@@ -73,12 +73,14 @@ python=python3
 # read it. Each background part's output is kept in a log and shown when it is done.
 swift package resolve
 # nice does not reach SwiftPM's compilers (it starts them at nice 0, measured), so the
-# background part gets a small weight in a CPU cgroup of its own (cgroup v1's cpu.shares:
-# 128 against the default 1024; systemd-nspawn --keep-unit keeps the root's processes in
-# it), and nice where no such cgroup can be made.
+# background part gets half the weight of the rest in a CPU cgroup of its own (cgroup v1's
+# cpu.shares, 512 against the default 1024; systemd-nspawn --keep-unit keeps the root's
+# processes in it), and nice where no such cgroup can be made. Half, not less: at 128 it
+# got so little beside this release's build and the suites that it finished 20 minutes
+# after them and held up the package suite (Tests/test-times.md).
 background() {
     local group=/sys/fs/cgroup/cpu/allspark-test-background
-    if mkdir -p "$group" 2>/dev/null && echo 128 >"$group/cpu.shares" 2>/dev/null; then
+    if mkdir -p "$group" 2>/dev/null && echo 512 >"$group/cpu.shares" 2>/dev/null; then
         ( echo "$BASHPID" >"$group/cgroup.procs" && exec "$@" )
     else
         nice -n 10 "$@"
@@ -89,7 +91,7 @@ other_release_part() {
     timed "Debian $other package (release build in a Debian $other root)" background bash scripts/package.sh --debian "$other"
     touch "$other_package_built"
     timed "Debian $other root: footage readers and validator" \
-        env ALLSPARK_ROOT_SETUP=--release-tests background bash scripts/debian-root.sh "$other" --private-network \
+        background env ALLSPARK_ROOT_SETUP=--release-tests bash scripts/debian-root.sh "$other" --private-network \
         env ALLSPARK_NODE_BIN=".build-package-deb$other/release/allspark-node" bash scripts/release-tests.sh
 }
 other_release_part >"$logs/other" 2>&1 &
@@ -131,16 +133,22 @@ timed "Python suites in $workers workers: ${parallel_suites[*]}" \
     "$python" -m pytest "${no_skips[@]}" -q -rs --durations=10 -n "$workers" --dist loadgroup \
     --basetemp="$logs/parallel-suites" "${parallel_suites[@]}" || python_status=$?
 touch "$python_suites_done"
-# The package suite once the other package is built: its booted containers share the
-# host's network and mDNS, so not beside the suites above; beside the VM suites (their
-# guests have networks of their own) and the Debian 13 root (--private-network) it may run.
-while [ ! -e "$other_package_built" ] && kill -0 "$other_pid" 2>/dev/null; do sleep 5; done
+# The package suite, one release at a time (their booted containers share the host's
+# network and ports, so neither beside the suites above nor beside each other; beside the
+# VM suites, whose guests have networks of their own, and the other release's root,
+# --private-network, they may run): this release's at once, the other's once its package
+# is built (in the background, the run's last build).
+package_suite() {   # RELEASE
+    timed "package suite (Debian $1)" \
+        "$python" -m pytest "${no_skips[@]}" -q -rs --durations=5 --basetemp="$logs/package-suite-$1" -k "debian$1" Tests/package
+}
 package_status=0
+package_suite "$release" || package_status=$?
+while [ ! -e "$other_package_built" ] && kill -0 "$other_pid" 2>/dev/null; do sleep 5; done
 if [ -e "$other_package_built" ]; then
-    timed "package suite (Debian 12 and 13)" \
-        "$python" -m pytest "${no_skips[@]}" -q -rs --durations=10 --basetemp="$logs/package-suite" Tests/package || package_status=$?
+    package_suite "$other" || package_status=$?
 else
-    echo "== the Debian $other package was not built: the package suite did not run"
+    echo "== the Debian $other package was not built: its package suite did not run"
     package_status=1
 fi
 show() {   # NAME PID LABEL: waits for a part, prints its log's end, keeps its status

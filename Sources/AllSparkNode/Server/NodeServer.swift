@@ -73,7 +73,11 @@ public enum NodeServer {
         return Application(
             router: router,
             server: server,
-            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "allspark-node"),
+            // The kernel's queue of connections not yet accepted holds as many as the node
+            // does (Hummingbird's default is 256): a burst of clients (a fleet reconnecting)
+            // is queued, not dropped to wait out SYN retries of 1, 3, 7 and 15 s.
+            configuration: .init(
+                address: .hostname(settings.host, port: settings.port), serverName: "allspark-node", backlog: ConnectionLimit.defaultMaximum),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? settings.port) },
             logger: logger)
     }

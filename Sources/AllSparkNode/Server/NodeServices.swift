@@ -17,6 +17,8 @@ public struct NodeServices: Sendable {
     let upgradeRefusals = UpgradeRefusals()
     /// ONVIF's event properties and PullPoint subscriptions (`ONVIFEventSampler` feeds them).
     let onvifEvents = PullPointSubscriptions()
+    /// Profile G's searches (FindRecordings, FindEvents) until they end.
+    let onvifSearches = SearchSessions()
     /// `POST /api/holds`, one placement at a time.
     let holdPlacements = HoldPlacementQueue()
     public let uploads: UploadCounters

@@ -2,7 +2,8 @@ import NIOCore
 
 /// How a connection ends after an answer that refuses bytes still coming (413, 503): its
 /// output is shut first, so the client reads the whole answer and its end, and what still
-/// arrives is dropped for up to `seconds` or `maximumBytes`, then the connection closes.
+/// arrives is dropped for up to `seconds`, then the connection closes; past `maximumBytes`
+/// dropped, reading stops for the rest of that time.
 /// Closed at once with unread bytes, the kernel would reset it, and a reset can take the
 /// answer with it before the client has read it.
 enum LingeringClose {

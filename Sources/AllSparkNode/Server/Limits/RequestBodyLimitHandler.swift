@@ -26,6 +26,7 @@ final class RequestBodyLimitHandler: ChannelDuplexHandler, RemovableChannelHandl
     /// The refused request was SOAP (ONVIF's paths): its refusal is a SOAP Fault a client reads.
     private var refusedSOAP = false
     private var droppedBytes = 0
+    private var stoppedReading = false
 
     init(maximumBytes: Int = RequestBodyLimit.maximumBytes, refusals: RefusalCounters) {
         self.maximumBytes = maximumBytes
@@ -37,7 +38,15 @@ final class RequestBodyLimitHandler: ChannelDuplexHandler, RemovableChannelHandl
             // Dropped while the connection lingers after a 413 (`LingeringClose`), up to its bytes.
             if case .body(let buffer) = unwrapInboundIn(data) {
                 droppedBytes += buffer.readableBytes
-                if droppedBytes > LingeringClose.maximumBytes { context.close(promise: nil) }
+                if droppedBytes > LingeringClose.maximumBytes, !stoppedReading {
+                    // Enough dropped: reading stops rather than the connection closing, so the
+                    // client's sends stall while it reads the answer until the lingering close
+                    // ends. Closed now, with its bytes unread, the connection would be reset,
+                    // and a reset can take the answer with it (seen with a fast node).
+                    stoppedReading = true
+                    let channel = context.channel
+                    channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in channel.close(promise: nil) }
+                }
             }
             return
         }
