@@ -1,6 +1,7 @@
 """Helpers for the ONVIF suite (a module name of its own: Tests/protocol has a conftest too): two network namespaces joined by a veth pair (the node in
 one, the clients in the other, so discovery's multicast stays between them), the node
 started in its own, and the pythons of the two onvif-zeep-async versions under test."""
+import json
 import os
 import shutil
 import subprocess
@@ -80,6 +81,15 @@ class NamespacedNode:
 
     def curl(self, *arguments, timeout=20):
         return self.network.inside(self.network.clients, "curl", "-s", "-m", "10", *arguments, check=False, timeout=timeout)
+
+    def chunks(self, timeout=60):
+        """The store's chunks as /api/chunks lists them, oldest first, once there is one."""
+        deadline = time.time() + timeout
+        while True:
+            listed = json.loads(self.curl("-H", f"Authorization: Bearer {TOKEN}", self.url("/api/chunks")).stdout or "{}").get("chunks", [])
+            if listed or time.time() > deadline:
+                return sorted(listed, key=lambda chunk: chunk["startMs"])
+            time.sleep(0.5)
 
     def wait_ready(self, timeout=40):
         deadline = time.time() + timeout

@@ -2,6 +2,7 @@
 Assistant's pin in the tests' venv, and the newest in a venv of its own) running Home
 Assistant's own set-up sequence, ffprobe playing the stream URI it was handed with the
 Digest credentials, across a veth pair between two network namespaces."""
+import datetime
 import json
 import subprocess
 import sys
@@ -136,3 +137,43 @@ def test_two_instances_on_one_box_are_two_cameras_to_home_assistant(network, onv
     assert first_found["macs"][0] != second_found["macs"][0], (first_found["macs"], second_found["macs"])
     assert first_found["serial"] != second_found["serial"]
     assert second_found["stream_uri"] == f"rtsp://{second.host}:8555/live"
+
+
+@pytest.mark.parametrize("label,python", client_pythons())
+def test_a_vms_finds_the_recording_and_its_span_through_profile_g_search(network, onvif_node, label, python):
+    """Profile G's search as a VMS uses it: one recording covering the store's footage, the
+    same as /api/chunks lists it, found by FindRecordings; FindEvents from a minute before it
+    gives the state then (no footage) and footage beginning at its first chunk; the
+    recording service's one recording and its job, active while the node records."""
+    done = network.inside(network.clients, python, str(HERE / "search_client.py"), onvif_node.host, str(onvif_node.port),
+                          USER, TOKEN, check=False, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "fault" not in found, found
+    base = f"http://{onvif_node.host}:{onvif_node.port}"
+    assert found["search_xaddr"] == f"{base}/onvif/search_service", found
+    assert found["recording_xaddr"] == f"{base}/onvif/recording_service", found
+    assert found["capabilities_search"] == found["search_xaddr"], found
+    chunks = onvif_node.chunks()
+    assert chunks, "the node recorded no chunk"
+    first = datetime.datetime.fromtimestamp(chunks[0]["startMs"] / 1000, datetime.timezone.utc)
+    summary = found["summary"]
+    assert summary["recordings"] == 1, found
+    assert abs(datetime.datetime.fromisoformat(summary["from"]) - first) < datetime.timedelta(milliseconds=2), (summary, chunks[0])
+    assert summary["from"] < summary["until"], summary
+    assert found["recordings_state"] == "Completed" and len(found["found"]) == 1, found
+    recording = found["found"][0]
+    assert recording["status"] == "Recording", recording
+    assert [track["type"] for track in recording["tracks"]] == ["Video"], recording
+    assert recording["tracks"][0]["from"] == summary["from"], (recording, summary)
+    assert found["earliest"] == summary["from"], found
+    events = found["events"]
+    assert events[0]["start_state"] is True and events[0]["data"] == {"IsDataPresent": "false"}, events
+    assert events[0]["time"] == found["events_start"], events
+    assert events[1]["start_state"] is False and events[1]["data"] == {"IsDataPresent": "true"}, events
+    assert events[1]["time"] == summary["from"], (events, summary)
+    for event in events:
+        assert event["topic"] == "tns1:RecordingHistory/Track/State", event
+        assert event["source"]["RecordingToken"] == recording["token"], event
+    assert found["recordings"] == [recording["token"]], found
+    assert found["dynamic_recordings"] is False and found["job_state"] == "Active", found

@@ -13,6 +13,8 @@ struct ONVIFEndpoint: Sendable, Equatable {
     static let mediaPath = "/onvif/media_service"
     static let snapshotPath = "/onvif/snapshot.jpg"
     static let eventPath = "/onvif/event_service"
+    static let recordingPath = "/onvif/recording_service"
+    static let searchPath = "/onvif/search_service"
     /// A PullPoint subscription's address, `/onvif/subscription/<id>`.
     static let subscriptionPathPrefix = "/onvif/subscription/"
 
@@ -61,6 +63,8 @@ struct ONVIFEndpoint: Sendable, Equatable {
     var mediaService: String { base + Self.mediaPath }
     var snapshotURI: String { base + Self.snapshotPath }
     var eventService: String { base + Self.eventPath }
+    var recordingService: String { base + Self.recordingPath }
+    var searchService: String { base + Self.searchPath }
     func subscription(_ id: String) -> String { base + Self.subscriptionPathPrefix + id }
     /// The masked live stream; nil when RTSP is off.
     var streamURI: String? { rtspPort > 0 ? "rtsp://\(host):\(rtspPort)/live" : nil }

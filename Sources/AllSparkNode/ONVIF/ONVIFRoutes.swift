@@ -3,8 +3,9 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// POST /onvif/device_service, /onvif/media_service, /onvif/event_service and
-/// /onvif/subscription/<id> (SOAP 1.2), and GET /onvif/snapshot.jpg, when `onvif.enabled`.
+/// POST /onvif/device_service, /onvif/media_service, /onvif/event_service,
+/// /onvif/subscription/<id>, /onvif/recording_service and /onvif/search_service (SOAP 1.2),
+/// and GET /onvif/snapshot.jpg, when `onvif.enabled`.
 /// Every answer is SOAP: a request that cannot be read, names an unknown operation or lacks
 /// credentials gets a Fault with HTTP 400.
 struct ONVIFRoutes {
@@ -36,6 +37,17 @@ struct ONVIFRoutes {
         router.post(RouterPath(stringLiteral: ONVIFEndpoint.eventPath)) { request, context in
             await serve(request, context: context, preAuth: EventService.preAuthOperations) { soap, endpoint in
                 try EventService(subscriptions: services.onvifEvents).respond(to: soap, at: endpoint)
+            }
+        }
+        router.post(RouterPath(stringLiteral: ONVIFEndpoint.recordingPath)) { request, context in
+            await serve(request, context: context, preAuth: RecordingService.preAuthOperations) { soap, endpoint in
+                try RecordingService(facts: RecordingFacts(services: services, video: facts().video)).respond(to: soap, at: endpoint)
+            }
+        }
+        router.post(RouterPath(stringLiteral: ONVIFEndpoint.searchPath)) { request, context in
+            await serve(request, context: context, preAuth: SearchService.preAuthOperations) { soap, endpoint in
+                try SearchService(facts: RecordingFacts(services: services, video: facts().video), searches: services.onvifSearches)
+                    .respond(to: soap, at: endpoint)
             }
         }
         router.post(RouterPath(stringLiteral: ONVIFEndpoint.subscriptionPathPrefix + ":id")) { request, context in

@@ -20,7 +20,7 @@ enum DeviceCapabilities {
         let category = category.flatMap { $0.isEmpty ? nil : $0 } ?? "All"
         var body = "<tds:GetCapabilitiesResponse><tds:Capabilities>"
         switch category {
-        case "All": body += device(at: endpoint) + events(at: endpoint) + media(at: endpoint)
+        case "All": body += device(at: endpoint) + events(at: endpoint) + media(at: endpoint) + profileG(at: endpoint)
         case "Device": body += device(at: endpoint)
         case "Events": body += events(at: endpoint)
         case "Media": body += media(at: endpoint)
@@ -54,12 +54,25 @@ enum DeviceCapabilities {
             + "</tt:Media>"
     }
 
-    /// GetServices: the device, media and event services, with their capabilities when asked.
-    static func services(at endpoint: ONVIFEndpoint, includeCapability: Bool) -> String {
+    /// Profile G's services, in the capabilities' Extension (GetCapabilities has no category of their own).
+    static func profileG(at endpoint: ONVIFEndpoint) -> String {
+        "<tt:Extension><tt:Recording>" + XMLText.element("tt:XAddr", endpoint.recordingService)
+            + "<tt:ReceiverSource>false</tt:ReceiverSource><tt:MediaProfileSource>true</tt:MediaProfileSource>"
+            + "<tt:DynamicRecordings>false</tt:DynamicRecordings><tt:DynamicTracks>false</tt:DynamicTracks>"
+            + "<tt:MaxStringLength>64</tt:MaxStringLength></tt:Recording>"
+            + "<tt:Search>" + XMLText.element("tt:XAddr", endpoint.searchService) + "<tt:MetadataSearch>false</tt:MetadataSearch></tt:Search>"
+            + "</tt:Extension>"
+    }
+
+    /// GetServices: the device, media, event, recording and search services, with their
+    /// capabilities when asked.
+    static func services(at endpoint: ONVIFEndpoint, video: ONVIFVideoSettings, includeCapability: Bool) -> String {
         let entries = [
             (SOAPNamespace.device, endpoint.deviceService, deviceServiceCapabilities),
             (SOAPNamespace.media, endpoint.mediaService, mediaServiceCapabilities),
             (SOAPNamespace.events, endpoint.eventService, EventService.capabilities),
+            (SOAPNamespace.recording, endpoint.recordingService, RecordingService.capabilities(video: video)),
+            (SOAPNamespace.search, endpoint.searchService, SearchService.capabilities),
         ]
         return "<tds:GetServicesResponse>"
             + entries.map { namespace, address, capabilities in

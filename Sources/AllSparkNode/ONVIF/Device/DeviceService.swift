@@ -28,7 +28,7 @@ struct DeviceService: ONVIFService {
         case "GetCapabilities": return try DeviceCapabilities.capabilities(at: endpoint, category: request.operation.child("Category")?.trimmedText)
         case "GetServices":
             let withCapabilities = request.operation.child("IncludeCapability")?.trimmedText == "true"
-            return DeviceCapabilities.services(at: endpoint, includeCapability: withCapabilities)
+            return DeviceCapabilities.services(at: endpoint, video: facts.video, includeCapability: withCapabilities)
         case "GetServiceCapabilities": return "<tds:GetServiceCapabilitiesResponse>\(DeviceCapabilities.deviceServiceCapabilities)</tds:GetServiceCapabilitiesResponse>"
         case "GetDeviceInformation": return deviceInformation()
         case "GetNetworkInterfaces": return networkInterfaces()

@@ -11,6 +11,8 @@ enum SOAPNamespace {
     static let discovery = "http://schemas.xmlsoap.org/ws/2005/04/discovery"
     static let security = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-secext-1.0.xsd"
     static let events = "http://www.onvif.org/ver10/events/wsdl"
+    static let recording = "http://www.onvif.org/ver10/recording/wsdl"
+    static let search = "http://www.onvif.org/ver10/search/wsdl"
     static let notification = "http://docs.oasis-open.org/wsn/b-2"
     static let topicTree = "http://docs.oasis-open.org/wsn/t-1"
     static let addressing2005 = "http://www.w3.org/2005/08/addressing"
@@ -20,7 +22,7 @@ enum SOAPNamespace {
 
     /// The `xmlns:` declarations every response carries.
     static let declarations = [
-        ("env", envelope), ("tds", device), ("trt", media), ("tt", schema), ("ter", error), ("tev", events),
+        ("env", envelope), ("tds", device), ("trt", media), ("tt", schema), ("ter", error), ("tev", events), ("trc", recording), ("tse", search),
         ("wsnt", notification), ("wstop", topicTree), ("wsa5", addressing2005), ("tns1", topics),
         ("tnsasp", EventTopic.ownNamespace), ("xs", xmlSchema),
     ].map { "xmlns:\($0.0)=\"\($0.1)\"" }.joined(separator: " ")

@@ -11,10 +11,19 @@ enum ONVIFTargets {
         hostname: "fuzz", user: "admin")
     static let endpoint = ONVIFEndpoint(scheme: "http", host: "192.0.2.1", port: 8090, rtspPort: 8554)
 
-    /// A SOAP request read, its UsernameToken checked, then answered by the device, media and
-    /// event services (a PullPoint's termination time and topic filter read); what they answer
-    /// must read back as XML (no unescaped input in it).
-    static let soapRequest = FuzzTarget(name: "soap-request", parses: "ONVIF SOAP requests (device, media and event services)") { bytes in
+    /// A recording of two spans with a gap, for the recording and search services.
+    static let recording = RecordingFacts(
+        timeline: RecordingTimeline(
+            chunks: [0, 2_000, 30_000].map { start in
+                ChunkRecord(stamp: "\(start)", format: .mp4, startMs: start, endMs: start + 1_900, frameCount: 19, chunkBytes: 1, timestampsBytes: 1)
+            }, recording: true),
+        video: facts.video, name: "fuzz", identity: facts.identity.id, maximumRetentionMs: 0, nowMs: 60_000)
+
+    /// A SOAP request read, its UsernameToken checked, then answered by the device, media,
+    /// event, recording and search services (a PullPoint's termination time and topic filter,
+    /// a search's times, scope and filter read); what they answer must read back as XML (no
+    /// unescaped input in it).
+    static let soapRequest = FuzzTarget(name: "soap-request", parses: "ONVIF SOAP requests (device, media, event, recording and search services)") { bytes in
         guard let request = try? SOAPRequest.parse(bytes) else { return }
         if let token = request.usernameToken {
             _ = UsernameTokenCheck(user: "admin").check(token, password: "token", nowMs: 0)
@@ -26,6 +35,8 @@ enum ONVIFTargets {
             Result { () throws(SOAPFault) in
                 try EventService(subscriptions: PullPointSubscriptions(), nowMs: { 0 }).respond(to: request, at: endpoint)
             },
+            Result { () throws(SOAPFault) in try RecordingService(facts: recording).respond(to: request, at: endpoint) },
+            Result { () throws(SOAPFault) in try SearchService(facts: recording, searches: SearchSessions()).respond(to: request, at: endpoint) },
         ] {
             let xml: String
             switch answer {
