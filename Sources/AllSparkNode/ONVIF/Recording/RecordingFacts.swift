@@ -17,6 +17,13 @@ struct RecordingFacts: Sendable {
 
     var status: String { timeline.recording ? "Recording" : "Stopped" }
 
+    /// A request's RecordingToken must name the one recording.
+    static func requireRecording(_ token: String?) throws(SOAPFault) {
+        guard token == recordingToken else {
+            throw SOAPFault.invalidArgument("ter:NoRecording", "no recording \(token ?? "(none)"); the node has one, \(recordingToken)")
+        }
+    }
+
     /// `tt:RecordingInformation`, as GetRecordingInformation and FindRecordings' results give it.
     func information(element: String, at endpoint: ONVIFEndpoint) -> String {
         let from = timeline.dataFromMs ?? nowMs

@@ -28,11 +28,11 @@ struct RecordingService: ONVIFService {
                 + "<tt:Tracks><tt:Track>" + XMLText.element("tt:TrackToken", RecordingFacts.trackToken)
                 + trackConfiguration(element: "tt:Configuration") + "</tt:Track></tt:Tracks></trc:RecordingItem></trc:GetRecordingsResponse>"
         case "GetRecordingConfiguration":
-            try SearchService.requireRecording(operation.child("RecordingToken")?.trimmedText)
+            try RecordingFacts.requireRecording(operation.child("RecordingToken")?.trimmedText)
             return "<trc:GetRecordingConfigurationResponse>" + configuration(element: "trc:RecordingConfiguration", at: endpoint)
                 + "</trc:GetRecordingConfigurationResponse>"
         case "GetTrackConfiguration":
-            try SearchService.requireRecording(operation.child("RecordingToken")?.trimmedText)
+            try RecordingFacts.requireRecording(operation.child("RecordingToken")?.trimmedText)
             guard operation.child("TrackToken")?.trimmedText == RecordingFacts.trackToken else {
                 throw SOAPFault.invalidArgument("ter:NoTrack", "the recording has one track, \(RecordingFacts.trackToken)")
             }

@@ -25,7 +25,7 @@ struct SearchService: ONVIFService {
                 + XMLText.element("tt:DataUntil", WallClock.iso8601(ms: facts.timeline.dataUntilMs ?? facts.nowMs))
                 + "<tt:NumberRecordings>1</tt:NumberRecordings></tse:Summary></tse:GetRecordingSummaryResponse>"
         case "GetRecordingInformation":
-            try Self.requireRecording(operation.child("RecordingToken")?.trimmedText)
+            try RecordingFacts.requireRecording(operation.child("RecordingToken")?.trimmedText)
             return "<tse:GetRecordingInformationResponse>" + facts.information(element: "tse:RecordingInformation", at: endpoint)
                 + "</tse:GetRecordingInformationResponse>"
         case "GetMediaAttributes":
@@ -52,7 +52,7 @@ struct SearchService: ONVIFService {
 
     private func mediaAttributes(_ operation: XMLNode) throws(SOAPFault) -> String {
         let tokens = operation.children.filter { $0.name == "RecordingTokens" }.map(\.trimmedText)
-        for token in tokens { try Self.requireRecording(token) }
+        for token in tokens { try RecordingFacts.requireRecording(token) }
         guard let timeText = operation.child("Time")?.trimmedText, let atMs = UsernameTokenCheck.parseTime(timeText) else {
             throw SOAPFault.invalidArgument("ter:InvalidArgVal", "Time is missing or not an xs:dateTime")
         }
@@ -122,7 +122,7 @@ struct SearchService: ONVIFService {
         let batch = try Self.refusing { () throws(SearchSessions.Refusal) in
             try searches.next(Self.token(operation), kind: kind, maximum: min(max(asked, 1), Self.maximumBatch), nowMs: facts.nowMs)
         }
-        return "<tse:\(response)><tse:ResultList>" + XMLText.element("tt:SearchState", batch.more ? "Searching" : "Completed")
+        return "<tse:\(response)><tse:ResultList>" + XMLText.element("tt:SearchState", batch.state)
             + batch.results.joined() + "</tse:ResultList></tse:\(response)>"
     }
 
@@ -148,12 +148,6 @@ struct SearchService: ONVIFService {
     static func filterIncludesHistory(_ filter: XMLNode?) -> Bool {
         guard let expression = filter?.descendant("TopicExpression")?.trimmedText, !expression.isEmpty else { return true }
         return expression.contains("RecordingHistory") || expression == "//." || expression == "tns1://."
-    }
-
-    static func requireRecording(_ token: String?) throws(SOAPFault) {
-        guard token == RecordingFacts.recordingToken else {
-            throw SOAPFault.invalidArgument("ter:NoRecording", "no recording \(token ?? "(none)"); the node has one, \(RecordingFacts.recordingToken)")
-        }
     }
 
     private static func token(_ operation: XMLNode) -> String {

@@ -22,7 +22,12 @@ final class SearchSessions: Sendable {
         var results: [String]
         /// Results are left after this batch: the search state is still `Searching`.
         var more: Bool
+
+        var state: String { SearchSessions.stateName(more: more) }
     }
+
+    /// ONVIF's SearchState: `Searching` while results are left to hand out, then `Completed`.
+    static func stateName(more: Bool) -> String { more ? "Searching" : "Completed" }
 
     private struct Search {
         let kind: Kind
@@ -65,12 +70,12 @@ final class SearchSessions: Sendable {
         }
     }
 
-    /// `Searching` while results are left to hand out, then `Completed`.
+    /// The search's SearchState (`stateName`).
     func state(_ token: String, nowMs: Int64) throws(Refusal) -> String {
         try searches.withLock { searches throws(Refusal) in
             Self.dropExpired(&searches, nowMs: nowMs)
             guard let search = searches[token] else { throw .unknown }
-            return search.delivered < search.results.count ? "Searching" : "Completed"
+            return Self.stateName(more: search.delivered < search.results.count)
         }
     }
 
