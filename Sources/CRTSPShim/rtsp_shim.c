@@ -1,4 +1,5 @@
 #include "rtsp_shim.h"
+#include "rtsp_replay_factory.h"
 
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
@@ -71,6 +72,7 @@ struct allspark_rtsp_server {
     size_t queue_bytes;
     uint64_t bytes_pushed;
     uint64_t skips;
+    guint session_timeout; /* seconds; 0: the library's */
 };
 
 static void server_release(allspark_rtsp_server *server) {
@@ -168,6 +170,39 @@ void allspark_rtsp_set_password(allspark_rtsp_server *server, const char *passwo
     gst_rtsp_server_client_filter(server->server, close_client, NULL);
 }
 
+static void session_created(GstRTSPClient *client, GstRTSPSession *session, gpointer user_data) {
+    (void)client;
+    allspark_rtsp_server *server = user_data;
+    guint timeout = g_atomic_int_get(&server->session_timeout);
+    if (timeout > 0) gst_rtsp_session_set_timeout(session, timeout);
+}
+
+/* A PLAY with a Range that moves a replay while it plays (ONVIF's Immediate: yes) pauses it
+ * first, as a PAUSE would: the library seeks and waits for the new range's first frames
+ * before it answers, and a playing pipeline would send them ahead of the answer, where a
+ * client that drops what comes before it (GStreamer's does) loses the key frame. Paused,
+ * they wait in the pipeline until the answer is sent. */
+static GstRTSPStatusCode play_requested(GstRTSPClient *client, GstRTSPContext *context, gpointer user_data) {
+    (void)client;
+    (void)user_data;
+    gchar *range = NULL;
+    if (context->media && context->sessmedia && allspark_replay_serves(context->media) && context->request &&
+        gst_rtsp_message_get_header(context->request, GST_RTSP_HDR_RANGE, &range, 0) == GST_RTSP_OK &&
+        gst_rtsp_session_media_get_rtsp_state(context->sessmedia) == GST_RTSP_STATE_PLAYING)
+        gst_rtsp_session_media_set_state(context->sessmedia, GST_STATE_PAUSED);
+    return GST_RTSP_STS_OK;
+}
+
+static void client_connected(GstRTSPServer *rtsp, GstRTSPClient *client, gpointer user_data) {
+    (void)rtsp;
+    g_signal_connect(client, "new-session", G_CALLBACK(session_created), user_data);
+    g_signal_connect(client, "pre-play-request", G_CALLBACK(play_requested), NULL);
+}
+
+void allspark_rtsp_set_session_timeout(allspark_rtsp_server *server, unsigned seconds) {
+    g_atomic_int_set(&server->session_timeout, seconds);
+}
+
 static gpointer run_loop(gpointer user_data) {
     allspark_rtsp_server *server = user_data;
     g_main_context_push_thread_default(server->context);
@@ -178,7 +213,8 @@ static gpointer run_loop(gpointer user_data) {
 
 allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const char *user, const char *second_user,
                                           const char *password, allspark_rtsp_judge judge, void *judge_context,
-                                          size_t queue_bytes, char *error, size_t error_size) {
+                                          size_t queue_bytes, const allspark_replay_callbacks *replay, char *error,
+                                          size_t error_size) {
     gst_init(NULL, NULL);
     allspark_rtsp_server *server = g_new0(allspark_rtsp_server, 1);
     server->references = 1;
@@ -187,7 +223,10 @@ allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const c
     server->queue_bytes = queue_bytes;
     server->context = g_main_context_new();
     server->loop = g_main_loop_new(server->context, FALSE);
-    server->server = gst_rtsp_server_new();
+    /* ONVIF's server: the same for /live, and it takes Require: onvif-replay, Frames and
+     * Rate-Control for the replay mount. */
+    server->server = gst_rtsp_onvif_server_new();
+    g_signal_connect(server->server, "client-connected", G_CALLBACK(client_connected), server);
     gchar *service = g_strdup_printf("%d", port);
     gst_rtsp_server_set_address(server->server, address);
     gst_rtsp_server_set_service(server->server, service);
@@ -202,6 +241,7 @@ allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const c
     gst_rtsp_media_factory_set_launch(factory, "( appsrc name=src ! rtph264pay name=pay0 pt=96 config-interval=0 )");
     gst_rtsp_media_factory_set_shared(factory, FALSE);
     g_signal_connect(factory, "media-configure", G_CALLBACK(media_configure), server);
+    GstRTSPMediaFactory *replay_factory = replay ? allspark_replay_factory_new(replay) : NULL;
 
     if (password) {
         AllsparkAuth *auth = g_object_new(allspark_auth_get_type(), NULL);
@@ -215,9 +255,13 @@ allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const c
         gst_rtsp_server_set_auth(server->server, server->auth);
         gst_rtsp_media_factory_add_role(factory, "viewer", GST_RTSP_PERM_MEDIA_FACTORY_ACCESS, G_TYPE_BOOLEAN, TRUE,
                                         GST_RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, G_TYPE_BOOLEAN, TRUE, NULL);
+        if (replay_factory)
+            gst_rtsp_media_factory_add_role(replay_factory, "viewer", GST_RTSP_PERM_MEDIA_FACTORY_ACCESS, G_TYPE_BOOLEAN, TRUE,
+                                            GST_RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, G_TYPE_BOOLEAN, TRUE, NULL);
     }
     GstRTSPMountPoints *mounts = gst_rtsp_server_get_mount_points(server->server);
     gst_rtsp_mount_points_add_factory(mounts, "/live", factory);
+    if (replay_factory) gst_rtsp_mount_points_add_factory(mounts, "/replay", replay_factory);
     g_object_unref(mounts);
 
     GError *attach_error = NULL;

@@ -2,7 +2,8 @@
 wrote (onvif-zeep-async, which checks every answer against ONVIF's own WSDL and schema):
 the recording summary, FindRecordings and its results, the recording's information,
 FindEvents from a minute before the footage began with the start state, EndSearch, and
-the recording service's recordings and job state; the services found as a Profile G
+the recording service's recordings and job state; the replay service's URI and its
+session timeout, set and read back; the services found as a Profile G
 client finds them, by GetServices. Run as a script in the clients' network
 namespace; prints one JSON object.
 
@@ -97,6 +98,17 @@ async def search(host, port, user, password):
         jobs = await recording.GetRecordingJobs()
         state = await recording.GetRecordingJobState({"JobToken": jobs[0].JobToken})
         result["job_state"] = state.State
+
+        result["replay_xaddr"] = camera.xaddrs.get("http://www.onvif.org/ver10/replay/wsdl")
+        replay = await camera.create_replay_service()
+        uri = await replay.GetReplayUri({"StreamSetup": {"Stream": "RTP-Unicast", "Transport": {"Protocol": "RTSP"}},
+                                         "RecordingToken": token})
+        result["replay_uri"] = uri
+        capabilities = await replay.GetServiceCapabilities()
+        result["reverse_playback"] = capabilities.ReversePlayback
+        await replay.SetReplayConfiguration({"Configuration": {"SessionTimeout": dt.timedelta(seconds=90)}})
+        configuration = await replay.GetReplayConfiguration()
+        result["replay_session_timeout_s"] = configuration.SessionTimeout.total_seconds()
     except Fault as fault:
         result["fault"] = str(fault.message)
     finally:

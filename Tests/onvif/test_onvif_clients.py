@@ -6,6 +6,7 @@ import datetime
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 from onvif_harness import HERE, TOKEN, USER, NamespacedNode, client_pythons
@@ -178,3 +179,65 @@ def test_a_vms_finds_the_recording_and_its_span_through_profile_g_search(network
         assert event["source"]["RecordingToken"] == recording["token"], event
     assert found["recordings"] == [recording["token"]], found
     assert found["dynamic_recordings"] is False and found["job_state"] == "Active", found
+    assert found["replay_xaddr"] == f"{base}/onvif/replay_service", found
+    assert found["replay_uri"] == f"rtsp://{onvif_node.host}:{onvif_node.rtsp_port}/replay", found
+    assert found["reverse_playback"] is False and found["replay_session_timeout_s"] == 90, found
+
+
+def footage_until(node, end_ms, timeout=60):
+    """Waits until the store's chunks reach `end_ms`."""
+    deadline = time.time() + timeout
+    while (chunks := node.chunks())[-1]["endMs"] < end_ms and time.time() < deadline:
+        time.sleep(1)
+    assert chunks[-1]["endMs"] >= end_ms, chunks
+
+
+def test_gstreamers_onvif_client_replays_a_time_range_of_the_store(network, onvif_node):
+    """Profile G's replay as GStreamer's ONVIF client (rtspsrc onvif-mode) plays it: a range
+    of footage from the store, asked as clock time with Rate-Control: no. Every frame's
+    0xABAC extension carries its capture time, which is the time stamp SEI the recorder put
+    in the frame itself; the first is the key frame at or before the range's start, within
+    one GOP (a second here), and the last is inside the range; the server ends the stream."""
+    start_ms = onvif_node.chunks()[0]["startMs"] + 1500
+    end_ms = start_ms + 3000
+    footage_until(onvif_node, end_ms + 1000)
+    uri = f"rtsp://{USER}:{TOKEN}@{onvif_node.host}:{onvif_node.rtsp_port}/replay"
+    done = network.inside(network.clients, sys.executable, str(HERE / "replay_client.py"), uri, str(start_ms), str(end_ms),
+                          check=False, timeout=180)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["ended"], "the server did not end the replay"
+    extensions = [packet for packet in found["packets"] if packet is not None]
+    assert extensions, found
+    first_ms, clean_point = extensions[0][0], extensions[0][1]
+    assert clean_point, "the replay does not start at a key frame"
+    assert start_ms - 1000 - 1 <= first_ms <= start_ms + 1, (first_ms, start_ms)
+    assert all(first_ms - 1 <= packet[0] <= end_ms + 1 for packet in extensions), (extensions[0], extensions[-1], start_ms, end_ms)
+    frame_times = sorted({round(packet[0]) for packet in extensions})
+    # 15 fps over the range and the lead-in from its key frame.
+    assert len(frame_times) >= 15 * (end_ms - start_ms) // 1000, len(frame_times)
+    assert extensions[-1][4], "the last packet does not carry the T (terminal) bit"
+    stamps_ms = [stamp / 1000 for stamp in found["frames"] if stamp is not None]
+    assert len(stamps_ms) >= len(frame_times) - 1, (len(stamps_ms), len(frame_times))
+    # The frames' own time stamps are the times the extension gave them.
+    assert all(any(abs(stamp - time_ms) <= 2 for time_ms in frame_times) for stamp in stamps_ms), (stamps_ms[:5], frame_times[:5])
+
+
+def test_a_play_with_immediate_moves_a_running_replay(network, onvif_node):
+    """ONVIF Streaming's Immediate: yes: a second PLAY on a replay that is playing (at the
+    recorded pace) moves it at once, without a PAUSE. Each PLAY's answer names the key frame
+    it starts from; after the second answer, every packet is the new range's, from its key
+    frame."""
+    a_ms = onvif_node.chunks()[0]["startMs"] + 1500
+    b_ms = a_ms + 4000
+    footage_until(onvif_node, b_ms + 5000)
+    done = network.inside(network.clients, sys.executable, str(HERE / "immediate_client.py"), onvif_node.host,
+                          str(onvif_node.rtsp_port), USER, TOKEN, str(a_ms), str(b_ms), check=False, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["first"]["status"] == 200 and found["second"]["status"] == 200, found
+    first, second = found["first_frames"], found["second_frames"]
+    assert first[0][1] and a_ms - 1001 <= first[0][0] <= a_ms, first[:3]
+    assert all(packet[0] < b_ms - 1000 for packet in first), first[-3:]
+    assert second[0][1] and b_ms - 1001 <= second[0][0] <= b_ms, (found["in_flight"][-3:], second[:3])
+    assert all(packet[0] >= second[0][0] for packet in second), second

@@ -23,14 +23,19 @@ public final class LiveVideo: Service, Sendable {
     /// ONVIF's user, also accepted on RTSP (nil when ONVIF is off).
     private let rtspOnvifUser: String?
     private let limiter: AccessPolicy?
+    /// The store, replayed over RTSP at /replay (ONVIF Profile G); nil: no replay.
+    private let replay: ReplayFootage?
+    private let replaySessionTimeout = Atomic<Int>(0)
     private let rtsp = Mutex<RTSPServer?>(nil)
     private let logger: Logger
 
     /// - Parameter rtspPassword: the token RTSP clients give as the password of user
     ///   `allspark`; nil opens RTSP to everyone.
     /// - Parameter limiter: counts RTSP's wrong credentials with the API's (the access policy).
-    public init(config: NodeConfig, rtspPassword: String?, limiter: AccessPolicy? = nil, logger: Logger) {
+    /// - Parameter replay: the footage RTSP replays at /replay (nil: none).
+    init(config: NodeConfig, rtspPassword: String?, limiter: AccessPolicy? = nil, replay: ReplayFootage? = nil, logger: Logger) {
         self.limiter = limiter
+        self.replay = replay
         playlist = LiveHLSPlaylist(keyframeIntervalMs: config.encoder.keyframeIntervalMs)
         fragmenter = LiveFragmenter(ring: ring, feed: feed, playlist: playlist, counters: counters, logger: logger)
         rtspPort = config.server.rtspPort
@@ -46,6 +51,17 @@ public final class LiveVideo: Service, Sendable {
     func tokenRotated(to token: String?) {
         guard let token, rtspPassword != nil, let server = rtsp.withLock({ $0 }) else { return }
         server.setPassword(token)
+    }
+
+    /// Replay is served (RTSP on, and the node replays its store).
+    var servesReplay: Bool { replay != nil && rtspPort > 0 }
+
+    /// The RTSP session timeout in seconds (ONVIF's replay configuration; 0: the library's, 60).
+    var sessionTimeoutSeconds: Int { replaySessionTimeout.load(ordering: .relaxed) }
+
+    func setSessionTimeout(seconds: Int) {
+        replaySessionTimeout.store(seconds, ordering: .relaxed)
+        rtsp.withLock { $0 }?.setSessionTimeout(seconds: seconds)
     }
 
     func totals(_ kind: LiveCounters.Kind) -> LiveCounters.Totals {
@@ -81,7 +97,10 @@ public final class LiveVideo: Service, Sendable {
         var feeder: RTSPFeeder?
         if rtspPort > 0 {
             do {
-                let server = try RTSPServer(host: rtspHost, port: rtspPort, password: rtspPassword, onvifUser: rtspOnvifUser, limiter: limiter)
+                let server = try RTSPServer(
+                    host: rtspHost, port: rtspPort, password: rtspPassword, onvifUser: rtspOnvifUser, limiter: limiter,
+                    replay: replay.map { ReplayMount(footage: $0) })
+                server.setSessionTimeout(seconds: sessionTimeoutSeconds)
                 rtsp.withLock { $0 = server }
                 feeder = RTSPFeeder(ring: ring, server: server)
                 feeder?.start()

@@ -27,7 +27,9 @@ public struct CameraNode: Sendable {
             logger.warning("\(problem)")
         }
         let access = try AccessSetup.policy(for: config.server, storeDirectory: store.directory.path, logger: logger)
-        let liveVideo = LiveVideo(config: config, rtspPassword: access.currentToken, limiter: access, logger: logger)
+        let liveVideo = LiveVideo(
+            config: config, rtspPassword: access.currentToken, limiter: access,
+            replay: config.onvif.enabled ? ReplayFootage(store: store) : nil, logger: logger)
         let recorder = Recorder(
             config: config, store: store, logger: logger, liveVideo: liveVideo, signing: signing, makeMasker: privacy.makeMasker)
         let live = LiveConfiguration(config: config, recorder: recorder, logger: logger)
@@ -72,7 +74,7 @@ public struct CameraNode: Sendable {
         let discovery =
             config.onvif.enabled && config.onvif.discovery
             ? WSDiscoveryResponder(
-                identity: identity, scopes: ONVIFDeviceFacts.scopes(name: identity.name), tls: config.server.usesTLS,
+                identity: identity, scopes: ONVIFDeviceFacts.scopes(name: identity.name, replays: config.server.rtspPort > 0), tls: config.server.usesTLS,
                 logger: Logger(label: "allspark-node.onvif"))
             : nil
         let application = try NodeServer.makeApplication(services: services, logger: logger) { port in

@@ -15,6 +15,8 @@ struct ONVIFDeviceFacts: Sendable {
     let hostname: String
     /// The ONVIF user name (`onvif.user`).
     let user: String
+    /// The store is replayed over RTSP (RTSP is on): Profile G is whole.
+    var replays = true
 
     var endpointReference: String { "urn:uuid:\(identity.id)" }
     var hardwareId: String {
@@ -35,13 +37,15 @@ struct ONVIFDeviceFacts: Sendable {
     }
 
     /// The scopes the node announces and answers GetScopes with.
-    var scopes: [String] { Self.scopes(name: identity.name) }
+    var scopes: [String] { Self.scopes(name: identity.name, replays: replays) }
 
-    static func scopes(name: String) -> [String] {
+    /// Profile G (search, recording and replay) when the node replays its store over RTSP.
+    static func scopes(name: String, replays: Bool = true) -> [String] {
         [
             "onvif://www.onvif.org/type/video_encoder",
             "onvif://www.onvif.org/Profile/Streaming",
             "onvif://www.onvif.org/Profile/S",
+        ] + (replays ? ["onvif://www.onvif.org/Profile/G"] : []) + [
             "onvif://www.onvif.org/name/\(scopeText(name))",
             "onvif://www.onvif.org/hardware/\(scopeText(model))",
         ]

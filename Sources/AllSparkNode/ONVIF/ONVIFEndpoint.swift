@@ -15,6 +15,7 @@ struct ONVIFEndpoint: Sendable, Equatable {
     static let eventPath = "/onvif/event_service"
     static let recordingPath = "/onvif/recording_service"
     static let searchPath = "/onvif/search_service"
+    static let replayPath = "/onvif/replay_service"
     /// A PullPoint subscription's address, `/onvif/subscription/<id>`.
     static let subscriptionPathPrefix = "/onvif/subscription/"
 
@@ -65,9 +66,12 @@ struct ONVIFEndpoint: Sendable, Equatable {
     var eventService: String { base + Self.eventPath }
     var recordingService: String { base + Self.recordingPath }
     var searchService: String { base + Self.searchPath }
+    var replayService: String { base + Self.replayPath }
     func subscription(_ id: String) -> String { base + Self.subscriptionPathPrefix + id }
     /// The masked live stream; nil when RTSP is off.
     var streamURI: String? { rtspPort > 0 ? "rtsp://\(host):\(rtspPort)/live" : nil }
+    /// The recording replayed (ONVIF Streaming's onvif-replay); nil when RTSP is off.
+    var replayURI: String? { rtspPort > 0 ? "rtsp://\(host):\(rtspPort)\(ReplayMount.path)" : nil }
 }
 
 enum CharacterSetASCII {

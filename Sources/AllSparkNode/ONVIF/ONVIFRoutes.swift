@@ -4,7 +4,8 @@ import Hummingbird
 import NIOCore
 
 /// POST /onvif/device_service, /onvif/media_service, /onvif/event_service,
-/// /onvif/subscription/<id>, /onvif/recording_service and /onvif/search_service (SOAP 1.2),
+/// /onvif/subscription/<id>, /onvif/recording_service, /onvif/search_service and
+/// /onvif/replay_service (SOAP 1.2),
 /// and GET /onvif/snapshot.jpg, when `onvif.enabled`.
 /// Every answer is SOAP: a request that cannot be read, names an unknown operation or lacks
 /// credentials gets a Fault with HTTP 400.
@@ -48,6 +49,11 @@ struct ONVIFRoutes {
             await serve(request, context: context, preAuth: SearchService.preAuthOperations) { soap, endpoint in
                 try SearchService(facts: RecordingFacts(services: services, video: facts().video), searches: services.onvifSearches)
                     .respond(to: soap, at: endpoint)
+            }
+        }
+        router.post(RouterPath(stringLiteral: ONVIFEndpoint.replayPath)) { request, context in
+            await serve(request, context: context, preAuth: ReplayService.preAuthOperations) { soap, endpoint in
+                try ReplayService(sessionTimeout: ReplaySessionTimeout(liveVideo: services.liveVideo)).respond(to: soap, at: endpoint)
             }
         }
         router.post(RouterPath(stringLiteral: ONVIFEndpoint.subscriptionPathPrefix + ":id")) { request, context in
@@ -115,7 +121,8 @@ struct ONVIFRoutes {
         return ONVIFDeviceFacts(
             identity: services.identity, firmwareVersion: NodeVersion.current,
             video: ONVIFVideoSettings(config: config, frameWidth: frame?.width, frameHeight: frame?.height),
-            clockSynchronized: KernelClock.read()?.synchronized ?? false, hostname: ONVIFDeviceFacts.hostName(), user: config.onvif.user)
+            clockSynchronized: KernelClock.read()?.synchronized ?? false, hostname: ONVIFDeviceFacts.hostName(), user: config.onvif.user,
+            replays: config.server.rtspPort > 0)
     }
 
     /// The masked live picture as JPEG, for GetSnapshotUri: Digest or Basic with the ONVIF

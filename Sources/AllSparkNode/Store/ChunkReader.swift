@@ -50,15 +50,24 @@ final class ChunkReader {
     /// Calls `body` with each intact video packet; returns how many there were.
     @discardableResult
     func forEachPacket(_ body: (UnsafeMutablePointer<AVPacket>) throws -> Void) rethrows -> Int {
-        guard let context, let packet else { return 0 }
         var count = 0
-        while av_read_frame(context, packet) >= 0 {
+        while let packet = nextPacket() {
             defer { av_packet_unref(packet) }
-            guard packet.pointee.stream_index == streamIndex, packet.pointee.flags & AV_PKT_FLAG_CORRUPT == 0 else { continue }
             count += 1
             try body(packet)
         }
         return count
+    }
+
+    /// The next intact video packet, nil at the end (or a torn tail). It is the reader's own:
+    /// the caller unreferences it (or hands it on) before asking for the next.
+    func nextPacket() -> UnsafeMutablePointer<AVPacket>? {
+        guard let context, let packet else { return nil }
+        while av_read_frame(context, packet) >= 0 {
+            if packet.pointee.stream_index == streamIndex, packet.pointee.flags & AV_PKT_FLAG_CORRUPT == 0 { return packet }
+            av_packet_unref(packet)
+        }
+        return nil
     }
 
     /// Presentation times of all intact frames in ms, ascending, relative to the first frame;

@@ -1,12 +1,15 @@
 #ifndef ALLSPARK_RTSP_SHIM_H
 #define ALLSPARK_RTSP_SHIM_H
 
-/* A small C API over GStreamer's RTSP server (libgstrtspserver): one mount, /live, whose
- * media is an appsrc per client fed with H.264 access units by the caller. No RTSP or RTP
+/* A small C API over GStreamer's RTSP server (libgstrtspserver, its ONVIF flavour): the
+ * mount /live, whose media is an appsrc per client fed with H.264 access units by the
+ * caller, and ONVIF replay (rtsp_replay.h). No RTSP or RTP
  * is written here: parsing, packetising, sessions and authentication are the library's. */
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "rtsp_replay.h"
 
 typedef struct allspark_rtsp_server allspark_rtsp_server;
 
@@ -21,13 +24,19 @@ typedef struct {
  * credentials `address` gave matched no user (the return value is then ignored). */
 typedef int (*allspark_rtsp_judge)(void *context, const char *address, int failed);
 
-/* Starts serving rtsp://address:port/live on a thread of its own. `password` NULL: no
+/* Starts serving rtsp://address:port/live on a thread of its own, and ONVIF replay at
+ * /replay when `replay` is given (NULL: none). `password` NULL: no
  * authentication; otherwise Basic and Digest with `user` or `second_user` (the ONVIF user;
  * NULL: none) and `password`, behind `judge` (NULL: none). `queue_bytes` bounds each
  * client's queue. Returns NULL with a message in `error` when it cannot listen. */
 allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const char *user, const char *second_user,
                                           const char *password, allspark_rtsp_judge judge, void *judge_context,
-                                          size_t queue_bytes, char *error, size_t error_size);
+                                          size_t queue_bytes, const allspark_replay_callbacks *replay, char *error,
+                                          size_t error_size);
+
+/* The RTSP session timeout given to new sessions (ONVIF's replay configuration); 0: the
+ * library's own (60 s). */
+void allspark_rtsp_set_session_timeout(allspark_rtsp_server *server, unsigned seconds);
 
 /* Hands one access unit (Annex B, SPS/PPS in front of keyframes), captured at `capture_ns`
  * (any epoch, increasing), to every client; a new client starts at its first keyframe.

@@ -17,15 +17,20 @@ final class RTSPServer: @unchecked Sendable {
     ///   VMSs put in the stream URI); nil: `allspark` only.
     /// - Parameter limiter: the node's failed-attempt limiter: wrong credentials count against
     ///   the client's address, and an address out of attempts is refused unheard.
-    init(host: String, port: Int, password: String?, onvifUser: String? = nil, limiter: AccessPolicy? = nil) throws {
+    /// - Parameter replay: serves ONVIF replay of the store at `/replay` (nil: not served).
+    init(host: String, port: Int, password: String?, onvifUser: String? = nil, limiter: AccessPolicy? = nil, replay: ReplayMount? = nil) throws {
         self.limiter = limiter
+        self.replay = replay
         var message = [CChar](repeating: 0, count: 512)
         let context = limiter.map { Unmanaged.passUnretained($0).toOpaque() }
-        guard
-            let started = allspark_rtsp_start(
+        func start(_ replayCallbacks: UnsafePointer<allspark_replay_callbacks>?) -> OpaquePointer? {
+            allspark_rtsp_start(
                 host, Int32(port), Self.user, onvifUser, password, limiter == nil ? nil : Self.judge, context, Self.clientQueueBytes,
-                &message, message.count)
-        else {
+                replayCallbacks, &message, message.count)
+        }
+        var replayCallbacks = replay?.callbacks
+        let started = replayCallbacks == nil ? start(nil) : withUnsafePointer(to: &replayCallbacks!) { start($0) }
+        guard let started else {
             throw StartError(description: String(nulTerminated: message))
         }
         server = started
@@ -33,6 +38,11 @@ final class RTSPServer: @unchecked Sendable {
 
     /// Kept for as long as the server (its judge holds an unretained pointer to it).
     private let limiter: AccessPolicy?
+    /// Kept for as long as the server (the replay callbacks' context).
+    private let replay: ReplayMount?
+
+    /// The RTSP session timeout new sessions get (ONVIF's replay configuration).
+    func setSessionTimeout(seconds: Int) { allspark_rtsp_set_session_timeout(server, UInt32(clamping: seconds)) }
 
     deinit { allspark_rtsp_stop(server) }
 

@@ -61,19 +61,21 @@ enum DeviceCapabilities {
             + "<tt:DynamicRecordings>false</tt:DynamicRecordings><tt:DynamicTracks>false</tt:DynamicTracks>"
             + "<tt:MaxStringLength>64</tt:MaxStringLength></tt:Recording>"
             + "<tt:Search>" + XMLText.element("tt:XAddr", endpoint.searchService) + "<tt:MetadataSearch>false</tt:MetadataSearch></tt:Search>"
+            + (endpoint.replayURI == nil ? "" : "<tt:Replay>" + XMLText.element("tt:XAddr", endpoint.replayService) + "</tt:Replay>")
             + "</tt:Extension>"
     }
 
-    /// GetServices: the device, media, event, recording and search services, with their
-    /// capabilities when asked.
+    /// GetServices: the device, media, event, recording, search and (RTSP on) replay
+    /// services, with their capabilities when asked.
     static func services(at endpoint: ONVIFEndpoint, video: ONVIFVideoSettings, includeCapability: Bool) -> String {
-        let entries = [
+        var entries: [(namespace: String, address: String, capabilities: String)] = [
             (SOAPNamespace.device, endpoint.deviceService, deviceServiceCapabilities),
             (SOAPNamespace.media, endpoint.mediaService, mediaServiceCapabilities),
             (SOAPNamespace.events, endpoint.eventService, EventService.capabilities),
             (SOAPNamespace.recording, endpoint.recordingService, RecordingService.capabilities(video: video)),
             (SOAPNamespace.search, endpoint.searchService, SearchService.capabilities),
         ]
+        if endpoint.replayURI != nil { entries.append((SOAPNamespace.replay, endpoint.replayService, ReplayService.capabilities)) }
         return "<tds:GetServicesResponse>"
             + entries.map { namespace, address, capabilities in
                 "<tds:Service>" + XMLText.element("tds:Namespace", namespace) + XMLText.element("tds:XAddr", address)

@@ -13,6 +13,7 @@ enum SOAPNamespace {
     static let events = "http://www.onvif.org/ver10/events/wsdl"
     static let recording = "http://www.onvif.org/ver10/recording/wsdl"
     static let search = "http://www.onvif.org/ver10/search/wsdl"
+    static let replay = "http://www.onvif.org/ver10/replay/wsdl"
     static let notification = "http://docs.oasis-open.org/wsn/b-2"
     static let topicTree = "http://docs.oasis-open.org/wsn/t-1"
     static let addressing2005 = "http://www.w3.org/2005/08/addressing"
@@ -22,7 +23,7 @@ enum SOAPNamespace {
 
     /// The `xmlns:` declarations every response carries.
     static let declarations = [
-        ("env", envelope), ("tds", device), ("trt", media), ("tt", schema), ("ter", error), ("tev", events), ("trc", recording), ("tse", search),
+        ("env", envelope), ("tds", device), ("trt", media), ("tt", schema), ("ter", error), ("tev", events), ("trc", recording), ("tse", search), ("trp", replay),
         ("wsnt", notification), ("wstop", topicTree), ("wsa5", addressing2005), ("tns1", topics),
         ("tnsasp", EventTopic.ownNamespace), ("xs", xmlSchema),
     ].map { "xmlns:\($0.0)=\"\($0.1)\"" }.joined(separator: " ")

@@ -23,7 +23,7 @@ enum ONVIFTargets {
     /// event, recording and search services (a PullPoint's termination time and topic filter,
     /// a search's times, scope and filter read); what they answer must read back as XML (no
     /// unescaped input in it).
-    static let soapRequest = FuzzTarget(name: "soap-request", parses: "ONVIF SOAP requests (device, media, event, recording and search services)") { bytes in
+    static let soapRequest = FuzzTarget(name: "soap-request", parses: "ONVIF SOAP requests (device, media, event, recording, search and replay services)") { bytes in
         guard let request = try? SOAPRequest.parse(bytes) else { return }
         if let token = request.usernameToken {
             _ = UsernameTokenCheck(user: "admin").check(token, password: "token", nowMs: 0)
@@ -37,6 +37,9 @@ enum ONVIFTargets {
             },
             Result { () throws(SOAPFault) in try RecordingService(facts: recording).respond(to: request, at: endpoint) },
             Result { () throws(SOAPFault) in try SearchService(facts: recording, searches: SearchSessions()).respond(to: request, at: endpoint) },
+            Result { () throws(SOAPFault) in
+                try ReplayService(sessionTimeout: ReplaySessionTimeout(read: { 0 }, set: { _ in })).respond(to: request, at: endpoint)
+            },
         ] {
             let xml: String
             switch answer {
