@@ -152,21 +152,68 @@ void allspark_replay_end(allspark_replay_output *output) {
     gst_app_src_end_of_stream(GST_APP_SRC(output->appsrc));
 }
 
+/* ONVIF's media factory, whose media is an appsrc and a bin `pay0` of the payloader and
+ * rtponviftimestamp: the server finds the payloader inside the bin (it reads its payload
+ * type and sequence numbers) and sends what leaves the bin. */
+typedef struct {
+    GstRTSPOnvifMediaFactory parent;
+} AllsparkReplayFactory;
+
+typedef struct {
+    GstRTSPOnvifMediaFactoryClass parent_class;
+} AllsparkReplayFactoryClass;
+
+G_DEFINE_TYPE(AllsparkReplayFactory, allspark_replay_factory, GST_TYPE_RTSP_ONVIF_MEDIA_FACTORY)
+
+static GstElement *replay_create_element(GstRTSPMediaFactory *factory, const GstRTSPUrl *url) {
+    (void)factory;
+    (void)url;
+    /* The access units carry their SPS/PPS in front of each key frame (the source converts
+     * the chunks' avcC), so the payloader adds none. rtponviftimestamp writes each frame's
+     * stream time, which is its capture time since 1900 (ntp-offset 0), and the T bit on
+     * the last packet of a PLAY's range. */
+    GError *error = NULL;
+    GstElement *payload = gst_parse_bin_from_description(
+        "rtph264pay name=pay pt=96 config-interval=0 ! rtponviftimestamp ntp-offset=0 set-t-bit=true drop-out-of-segment=false", TRUE,
+        &error);
+    if (!payload) {
+        GST_ERROR("replay: cannot make the payloader (%s)", error ? error->message : "unknown error");
+        g_clear_error(&error);
+        return NULL;
+    }
+    gst_object_set_name(GST_OBJECT(payload), "pay0");
+    GstElement *source = gst_element_factory_make("appsrc", "src");
+    GstElement *media = gst_bin_new(NULL);
+    if (!source) {
+        gst_object_unref(payload);
+        gst_object_unref(media);
+        return NULL;
+    }
+    gst_bin_add_many(GST_BIN(media), source, payload, NULL);
+    if (!gst_element_link(source, payload)) {
+        gst_object_unref(media);
+        return NULL;
+    }
+    return media;
+}
+
+static void allspark_replay_factory_class_init(AllsparkReplayFactoryClass *klass) {
+    GST_RTSP_MEDIA_FACTORY_CLASS(klass)->create_element = replay_create_element;
+}
+
+static void allspark_replay_factory_init(AllsparkReplayFactory *self) {
+    (void)self;
+}
+
 static void callbacks_free(gpointer data, GClosure *closure) {
     (void)closure;
     g_free(data);
 }
 
 GstRTSPMediaFactory *allspark_replay_factory_new(const allspark_replay_callbacks *callbacks) {
-    GstRTSPMediaFactory *factory = gst_rtsp_onvif_media_factory_new();
+    GstRTSPMediaFactory *factory = g_object_new(allspark_replay_factory_get_type(), NULL);
     gst_rtsp_onvif_media_factory_set_replay_support(GST_RTSP_ONVIF_MEDIA_FACTORY(factory), TRUE);
     gst_rtsp_media_factory_set_media_gtype(factory, GST_TYPE_RTSP_ONVIF_MEDIA);
-    /* The access units carry their SPS/PPS in front of each key frame (the source converts
-     * the chunks' avcC), so the payloader adds none. rtponviftimestamp writes each frame's
-     * stream time, which is its capture time since 1900 (ntp-offset 0), and the T bit on
-     * the last packet of a PLAY's range. */
-    gst_rtsp_media_factory_set_launch(factory, "( appsrc name=src ! rtph264pay pt=96 config-interval=0 "
-                                               "! rtponviftimestamp name=pay0 ntp-offset=0 set-t-bit=true drop-out-of-segment=false )");
     gst_rtsp_media_factory_set_shared(factory, FALSE);
     allspark_replay_callbacks *kept = g_new(allspark_replay_callbacks, 1);
     *kept = *callbacks;
