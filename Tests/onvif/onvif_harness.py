@@ -63,6 +63,7 @@ class NamespacedNode:
 
     def __init__(self, network, store, port=8090, rtsp_port=8554, discovery=False, extra_env=None):
         self.network, self.port, self.rtsp_port = network, port, rtsp_port
+        self.store = Path(store)
         self.host = network.node_address
         self.log_path = Path(store).parent / "node.log"
         self.log = open(self.log_path, "w")
@@ -90,6 +91,11 @@ class NamespacedNode:
             if listed or time.time() > deadline:
                 return sorted(listed, key=lambda chunk: chunk["startMs"])
             time.sleep(0.5)
+
+    def frames_recorded(self, from_ms, to_ms):
+        """Frames the store's timestamps files put in [from_ms, to_ms]."""
+        return sum(from_ms <= int(line) <= to_ms
+                   for path in self.store.glob("timestamps_*.txt") for line in path.read_text().split())
 
     def wait_ready(self, timeout=40):
         deadline = time.time() + timeout
