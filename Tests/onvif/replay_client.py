@@ -16,42 +16,27 @@ usage: replay_client.py URI START_MS END_MS
 """
 import ctypes
 import json
+import pathlib
 import sys
 
 from onvif_rtp import NTP_UNIX_OFFSET_S, onvif_extension
 
-_gst = ctypes.CDLL("libgstreamer-1.0.so.0")
-_app = ctypes.CDLL("libgstapp-1.0.so.0")
-_video = ctypes.CDLL("libgstvideo-1.0.so.0")
+# The protocol tests' GStreamer bindings (ctypes) and their reader of the time stamp SEI.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "protocol"))
+from gstreamer_reader import _app, _gst, _precision_time_stamp, _video  # noqa: E402
 
-_gst.gst_init.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-_gst.gst_parse_launch.restype = ctypes.c_void_p
-_gst.gst_parse_launch.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
-_gst.gst_bin_get_by_name.restype = ctypes.c_void_p
-_gst.gst_bin_get_by_name.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-_gst.gst_element_set_state.argtypes = [ctypes.c_void_p, ctypes.c_int]
 _gst.gst_element_get_state.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64]
 _gst.gst_event_new_seek.restype = ctypes.c_void_p
 _gst.gst_event_new_seek.argtypes = [ctypes.c_double, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int64, ctypes.c_int, ctypes.c_int64]
 _gst.gst_element_send_event.restype = ctypes.c_int
 _gst.gst_element_send_event.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-_gst.gst_object_unref.argtypes = [ctypes.c_void_p]
-_gst.gst_sample_get_buffer.restype = ctypes.c_void_p
-_gst.gst_sample_get_buffer.argtypes = [ctypes.c_void_p]
-_gst.gst_mini_object_unref.argtypes = [ctypes.c_void_p]
 _gst.gst_buffer_get_size.restype = ctypes.c_size_t
 _gst.gst_buffer_get_size.argtypes = [ctypes.c_void_p]
 _gst.gst_buffer_extract.restype = ctypes.c_size_t
 _gst.gst_buffer_extract.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t]
-_gst.gst_buffer_iterate_meta_filtered.restype = ctypes.c_void_p
-_gst.gst_buffer_iterate_meta_filtered.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
 _app.gst_app_sink_try_pull_sample.restype = ctypes.c_void_p
 _app.gst_app_sink_try_pull_sample.argtypes = [ctypes.c_void_p, ctypes.c_uint64]
 _app.gst_app_sink_is_eos.argtypes = [ctypes.c_void_p]
-_video.gst_video_sei_user_data_unregistered_meta_api_get_type.restype = ctypes.c_size_t
-_video.gst_video_sei_user_data_unregistered_parse_precision_time_stamp.restype = ctypes.c_int
-_video.gst_video_sei_user_data_unregistered_parse_precision_time_stamp.argtypes = [
-    ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint8), ctypes.POINTER(ctypes.c_uint64)]
 
 PLAYING, NULL = 4, 1
 FORMAT_TIME, SEEK_SET, SEEK_FLUSH = 3, 1, 1
@@ -66,15 +51,6 @@ def buffer_bytes(buffer):
     return data.raw
 
 
-def precision_time_stamp(buffer, api):
-    state = ctypes.c_void_p()
-    while meta := _gst.gst_buffer_iterate_meta_filtered(buffer, ctypes.byref(state), api):
-        status, stamp = ctypes.c_uint8(), ctypes.c_uint64()
-        if _video.gst_video_sei_user_data_unregistered_parse_precision_time_stamp(meta, ctypes.byref(status), ctypes.byref(stamp)):
-            return stamp.value
-    return None
-
-
 def drain(sink, read):
     """Every sample `sink` gets until its end of stream (or a minute with none)."""
     values = []
@@ -85,7 +61,6 @@ def drain(sink, read):
 
 
 def replay(uri, start_ms, end_ms):
-    _gst.gst_init(None, None)
     description = (f'rtspsrc name=src location="{uri}" onvif-mode=true onvif-rate-control=false protocols=tcp buffer-mode=none '
                    "! rtponvifparse ! tee name=t ! queue max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! appsink name=rtp sync=false "
                    "t. ! queue max-size-buffers=0 max-size-bytes=0 max-size-time=0 ! rtph264depay ! h264parse "
@@ -104,7 +79,7 @@ def replay(uri, start_ms, end_ms):
         assert _gst.gst_element_send_event(source, seek), "rtspsrc refused the seek"
         _gst.gst_element_set_state(pipeline, PLAYING)
         packets, packets_ended = drain(rtp, lambda buffer: onvif_extension(buffer_bytes(buffer)))
-        stamps, frames_ended = drain(frames, lambda buffer: precision_time_stamp(buffer, api))
+        stamps, frames_ended = drain(frames, lambda buffer: _precision_time_stamp(buffer, api))
         return {"packets": packets, "frames": stamps, "ended": packets_ended and frames_ended}
     finally:
         _gst.gst_element_set_state(pipeline, NULL)

@@ -51,14 +51,14 @@ struct ReplaySessionTimeout: Sendable {
     /// GStreamer's own default is 60 s; ten minutes bounds how long a vanished client's
     /// pipeline is kept.
     static let range = 1...600
-    static let librarysDefault = 60
+    static let gstreamerDefault = 60
 
     let read: @Sendable () -> Int
     let set: @Sendable (Int) -> Void
 
     var seconds: Int {
         let value = read()
-        return value > 0 ? value : Self.librarysDefault
+        return value > 0 ? value : Self.gstreamerDefault
     }
 
     init(read: @escaping @Sendable () -> Int, set: @escaping @Sendable (Int) -> Void) {
