@@ -97,6 +97,12 @@ if [ "$mode" = "--test" ]; then
         $SUDO python3 -m venv /opt/allspark-onvif-latest
         $SUDO /opt/allspark-onvif-latest/bin/pip install --quiet --disable-pip-version-check onvif-zeep-async==4.3.0
     fi
+    # onvif-python, a second client library, and the one that speaks Media2 (ver20): a venv
+    # of its own, since it too is imported as `onvif`.
+    if [ ! -x /opt/allspark-onvif-python/bin/python3 ] || ! /opt/allspark-onvif-python/bin/python3 -c 'import onvif.services.media2' 2>/dev/null; then
+        $SUDO python3 -m venv /opt/allspark-onvif-python
+        $SUDO /opt/allspark-onvif-python/bin/pip install --quiet --disable-pip-version-check onvif-python==0.4.7
+    fi
     # ONVIF's reference validator (Media Signing), built from ../shared/third-party: the
     # judge of the signed-footage tests (Tests/protocol/test_onvif_validator.py).
     if [ -f "$validator_script" ]; then $SUDO env CFLAGS="$validator_cflags" bash "$validator_script" >/dev/null; fi

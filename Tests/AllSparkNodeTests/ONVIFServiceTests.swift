@@ -66,6 +66,39 @@ struct ONVIFServiceTests {
         #expect(ONVIFVideoSettings(config: NodeConfig(), frameWidth: nil, frameHeight: nil).gopLength == 30)
     }
 
+    @Test("Media2: configurations only of the types asked for, VideoEncoder2 at the real size, the stream URI by transport")
+    func media2() throws {
+        let service = Media2Service(video: ONVIFVideoSettings(width: 1280, height: 720, fps: 29.97, bitrateKbps: 2000, gopLength: 30))
+        let bare = try Self.answer(service, "GetProfiles", namespace: SOAPNamespace.media2)
+        #expect(bare.descendant("Profiles")?.attributes["token"] == "main" && bare.descendant("Configurations") == nil)
+        let encoderOnly = try Self.answer(service, "GetProfiles", namespace: SOAPNamespace.media2, inner: "<Type>VideoEncoder</Type>")
+        #expect(encoderOnly.descendant("VideoEncoder") != nil && encoderOnly.descendant("VideoSource") == nil)
+        let all = try Self.answer(service, "GetProfiles", namespace: SOAPNamespace.media2, inner: "<Token>main</Token><Type>All</Type>")
+        let encoder = try #require(all.descendant("VideoEncoder"))
+        #expect(encoder.attributes["GovLength"] == "30" && encoder.attributes["Profile"] == "High")
+        #expect(encoder.child("Encoding")?.text == "H264" && encoder.descendant("Width")?.text == "1280")
+        #expect(encoder.descendant("FrameRateLimit")?.text == "29.97" && encoder.descendant("BitrateLimit")?.text == "2000")
+        #expect(all.descendant("VideoSource")?.child("SourceToken")?.text == MediaProfile.sourceToken)
+        let options = try Self.answer(service, "GetVideoEncoderConfigurationOptions", namespace: SOAPNamespace.media2)
+        #expect(options.descendant("Options")?.attributes["GovLengthRange"] == "30 30")
+        for transport in ["RtspUnicast", "RTSP"] {
+            let stream = try Self.answer(
+                service, "GetStreamUri", namespace: SOAPNamespace.media2, inner: "<Protocol>\(transport)</Protocol><ProfileToken>main</ProfileToken>")
+            #expect(stream.descendant("Uri")?.text == "rtsp://10.0.0.5:8554/live")
+        }
+        for refused in ["<Protocol>RtspMulticast</Protocol><ProfileToken>main</ProfileToken>", "<Protocol>RTSP</Protocol><ProfileToken>x</ProfileToken>"] {
+            #expect(throws: SOAPFault.self) { try Self.answer(service, "GetStreamUri", namespace: SOAPNamespace.media2, inner: refused) }
+        }
+        #expect(throws: SOAPFault.self) { try Self.answer(service, "GetProfiles", namespace: SOAPNamespace.media2, inner: "<Token>other</Token>") }
+        let snapshot = try Self.answer(service, "GetSnapshotUri", namespace: SOAPNamespace.media2, inner: "<ProfileToken>main</ProfileToken>")
+        #expect(snapshot.descendant("Uri")?.text == "http://10.0.0.5:8090/onvif/snapshot.jpg")
+        #expect(throws: SOAPFault.actionNotSupported("CreateProfile")) { try Self.answer(service, "CreateProfile", namespace: SOAPNamespace.media2) }
+        let services = try Self.answer(
+            DeviceService(facts: Self.facts, interfaces: { [] }), "GetServices", namespace: SOAPNamespace.device, inner: "<IncludeCapability>false</IncludeCapability>")
+        let media2 = services.descendant("GetServicesResponse")?.children.first { $0.child("Namespace")?.text == SOAPNamespace.media2 }
+        #expect(media2?.child("XAddr")?.text == "http://10.0.0.5:8090/onvif/media2_service")
+    }
+
     @Test("a Probe for the node's type gets a ProbeMatch relating to it; others, and malformed datagrams, none")
     func discovery() throws {
         let responder = WSDiscoveryResponder(

@@ -20,10 +20,12 @@ USER = "admin"
 # The version the tests' venv holds (Tests/requirements.txt) and the newest, in a venv of its
 # own (scripts/setup.sh --test): Home Assistant's pin and the latest release.
 LATEST_PYTHON = Path(os.environ.get("ALLSPARK_ONVIF_LATEST_PYTHON", "/opt/allspark-onvif-latest/bin/python3"))
+# onvif-python, the Media2 client, in a venv of its own (scripts/setup.sh --test).
+MEDIA2_PYTHON = Path(os.environ.get("ALLSPARK_ONVIF_MEDIA2_PYTHON", "/opt/allspark-onvif-python/bin/python3"))
 
 
-def run(*command, check=True, timeout=60, **kwargs):
-    return subprocess.run(command, check=check, capture_output=True, text=True, timeout=timeout, **kwargs)
+def run(*command, check=True, timeout=60, text=True, **kwargs):
+    return subprocess.run(command, check=check, capture_output=True, text=text, timeout=timeout, **kwargs)
 
 
 class NetworkPair:
@@ -61,7 +63,8 @@ def can_make_namespaces():
 class NamespacedNode:
     """The node binary recording the test pattern inside `network.node`, on every address there."""
 
-    def __init__(self, network, store, port=8090, rtsp_port=8554, discovery=False, extra_env=None):
+    def __init__(self, network, store, port=8090, rtsp_port=8554, discovery=False, extra_env=None, size="640x360", fps=15,
+                 privacy="none"):
         self.network, self.port, self.rtsp_port = network, port, rtsp_port
         self.store = Path(store)
         self.host = network.node_address
@@ -72,7 +75,7 @@ class NamespacedNode:
                        "ALLSPARK_ONVIF_DISCOVERY": "true" if discovery else "false", **(extra_env or {})}
         self.process = subprocess.Popen(
             ["ip", "netns", "exec", network.node, str(NODE_BIN), "run", "--config", "/dev/null", "--source", "testsrc",
-             "--size", "640x360", "--fps", "15", "--chunk-ms", "2000", "--privacy", "none", "--store", str(store),
+             "--size", size, "--fps", str(fps), "--chunk-ms", "2000", "--privacy", privacy, "--store", str(store),
              "--port", str(port), "--token", TOKEN],
             stdout=self.log, stderr=subprocess.STDOUT, env=environment)
         self.wait_ready()

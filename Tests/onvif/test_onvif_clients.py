@@ -9,7 +9,7 @@ import sys
 import time
 
 import pytest
-from onvif_harness import HERE, TOKEN, USER, NamespacedNode, client_pythons
+from onvif_harness import HERE, MEDIA2_PYTHON, TOKEN, USER, NamespacedNode, client_pythons
 
 pytestmark = pytest.mark.xdist_group("onvif")
 
@@ -67,6 +67,39 @@ def test_ffprobe_plays_the_stream_uri_with_digest_credentials(network, onvif_nod
         network.clients, "ffprobe", "-v", "error", "-rtsp_transport", "tcp", f"rtsp://{USER}:wrong@{onvif_node.host}:{onvif_node.rtsp_port}/live",
         check=False, timeout=60)
     assert refused.returncode != 0
+
+
+def media2_client(network, node, password=TOKEN):
+    assert MEDIA2_PYTHON.exists(), "onvif-python's venv is missing: run scripts/setup.sh --test"
+    done = network.inside(network.clients, str(MEDIA2_PYTHON), str(HERE / "media2_client.py"), node.host, str(node.port), USER,
+                          password, check=False, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_a_media2_client_gets_the_profile_and_plays_its_stream(network, onvif_node):
+    found = media2_client(network, onvif_node)
+    assert "fault" not in found, found
+    assert found["snapshot_capable"] and found["rtp_rtsp_tcp"] and found["maximum_profiles"] == 1
+    # Media2: without a type, the profile comes without its configurations.
+    assert found["bare_profiles"] == [{"token": "main", "configurations": False}], found["bare_profiles"]
+    [profile] = found["profiles"]
+    assert (profile["encoding"], profile["width"], profile["height"], profile["fps"]) == ("H264", 640, 360, 15.0), profile
+    assert profile["gop"] == 15 and profile["profile"] == "High" and profile["bitrate"] > 0
+    assert found["options"][0]["gov_length_range"] == [15, 15] and found["options"][0]["resolutions"] == [[640, 360]]
+    live = f"rtsp://{onvif_node.host}:{onvif_node.rtsp_port}/live"
+    assert found["stream_uri"] == found["stream_uri_udp"] == live
+    assert found["snapshot_uri"] == f"http://{onvif_node.host}:{onvif_node.port}/onvif/snapshot.jpg"
+    assert any("InvalidStreamSetup" in code for code in found["multicast_fault"]["subcodes"]), found["multicast_fault"]
+    # The URI it was handed plays: frames decoded, at the profile's size.
+    uri = found["stream_uri"].replace("rtsp://", f"rtsp://{USER}:{TOKEN}@", 1)
+    decoded = network.inside(
+        network.clients, "ffmpeg", "-v", "error", "-rtsp_transport", "tcp", "-i", uri, "-t", "2", "-f", "rawvideo",
+        "-pix_fmt", "gray", "-", check=False, timeout=60, text=False)
+    assert decoded.returncode == 0, decoded.stderr[-2000:].decode(errors="replace")
+    assert len(decoded.stdout) >= 10 * 640 * 360 and len(decoded.stdout) % (640 * 360) == 0
+    refused = media2_client(network, onvif_node, password="not-the-token")
+    assert any("NotAuthorized" in code for code in refused["fault"]["subcodes"]), refused
 
 
 def test_the_snapshot_takes_digest_and_basic_and_refuses_without(onvif_node):

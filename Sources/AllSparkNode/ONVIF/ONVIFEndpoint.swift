@@ -11,6 +11,7 @@ struct ONVIFEndpoint: Sendable, Equatable {
 
     static let devicePath = "/onvif/device_service"
     static let mediaPath = "/onvif/media_service"
+    static let media2Path = "/onvif/media2_service"
     static let snapshotPath = "/onvif/snapshot.jpg"
     static let eventPath = "/onvif/event_service"
     static let recordingPath = "/onvif/recording_service"
@@ -62,6 +63,7 @@ struct ONVIFEndpoint: Sendable, Equatable {
     var base: String { "\(scheme)://\(host):\(port)" }
     var deviceService: String { base + Self.devicePath }
     var mediaService: String { base + Self.mediaPath }
+    var media2Service: String { base + Self.media2Path }
     var snapshotURI: String { base + Self.snapshotPath }
     var eventService: String { base + Self.eventPath }
     var recordingService: String { base + Self.recordingPath }

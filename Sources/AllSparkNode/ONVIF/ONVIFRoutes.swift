@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// POST /onvif/device_service, /onvif/media_service, /onvif/event_service,
+/// POST /onvif/device_service, /onvif/media_service, /onvif/media2_service, /onvif/event_service,
 /// /onvif/subscription/<id>, /onvif/recording_service, /onvif/search_service and
 /// /onvif/replay_service (SOAP 1.2),
 /// and GET /onvif/snapshot.jpg, when `onvif.enabled`.
@@ -33,6 +33,11 @@ struct ONVIFRoutes {
         router.post(RouterPath(stringLiteral: ONVIFEndpoint.mediaPath)) { request, context in
             await serve(request, context: context, preAuth: MediaService.preAuthOperations) { soap, endpoint in
                 try MediaService(video: facts().video).respond(to: soap, at: endpoint)
+            }
+        }
+        router.post(RouterPath(stringLiteral: ONVIFEndpoint.media2Path)) { request, context in
+            await serve(request, context: context, preAuth: Media2Service.preAuthOperations) { soap, endpoint in
+                try Media2Service(video: facts().video).respond(to: soap, at: endpoint)
             }
         }
         router.post(RouterPath(stringLiteral: ONVIFEndpoint.eventPath)) { request, context in

@@ -65,12 +65,14 @@ enum DeviceCapabilities {
             + "</tt:Extension>"
     }
 
-    /// GetServices: the device, media, event, recording, search and (RTSP on) replay
-    /// services, with their capabilities when asked.
+    /// GetServices: the device, media (ver10 and ver20), event, recording, search and (RTSP
+    /// on) replay services, with their capabilities when asked. GetCapabilities has no
+    /// place for Media2: clients find it here.
     static func services(at endpoint: ONVIFEndpoint, video: ONVIFVideoSettings, includeCapability: Bool) -> String {
         var entries: [(namespace: String, address: String, capabilities: String)] = [
             (SOAPNamespace.device, endpoint.deviceService, deviceServiceCapabilities),
             (SOAPNamespace.media, endpoint.mediaService, mediaServiceCapabilities),
+            (SOAPNamespace.media2, endpoint.media2Service, Media2Service.capabilities),
             (SOAPNamespace.events, endpoint.eventService, EventService.capabilities),
             (SOAPNamespace.recording, endpoint.recordingService, RecordingService.capabilities(video: video)),
             (SOAPNamespace.search, endpoint.searchService, SearchService.capabilities),

@@ -54,10 +54,10 @@ enum MediaProfile {
             + "</tt:H264></trt:Options>"
     }
 
-    static func sourceOptions(_ video: ONVIFVideoSettings) -> String {
-        "<trt:Options><tt:BoundsRange>" + range("tt:XRange", 0) + range("tt:YRange", 0) + range("tt:WidthRange", video.width)
+    static func sourceOptions(_ video: ONVIFVideoSettings, element: String = "trt:Options") -> String {
+        "<\(element)><tt:BoundsRange>" + range("tt:XRange", 0) + range("tt:YRange", 0) + range("tt:WidthRange", video.width)
             + range("tt:HeightRange", video.height) + "</tt:BoundsRange>"
-            + "<tt:VideoSourceTokensAvailable>\(sourceToken)</tt:VideoSourceTokensAvailable></trt:Options>"
+            + "<tt:VideoSourceTokensAvailable>\(sourceToken)</tt:VideoSourceTokensAvailable></\(element)>"
     }
 
     static func resolution(_ video: ONVIFVideoSettings) -> String {

@@ -57,7 +57,7 @@ struct MediaService: ONVIFService {
             throw SOAPFault.invalidArgument("ter:InvalidStreamSetup", "multicast is not offered; ask for RTP-Unicast")
         }
         guard let uri = endpoint.streamURI else {
-            throw SOAPFault(code: .receiver, subcode: "ter:Action", detailSubcode: "ter:NoSuchService", reason: "RTSP is off on this node (server.rtspPort: 0)")
+            throw SOAPFault.rtspOff
         }
         return "<trt:GetStreamUriResponse>\(Self.mediaURI(uri))</trt:GetStreamUriResponse>"
     }

@@ -23,7 +23,7 @@ struct ReplayService: ONVIFService {
                 throw SOAPFault.invalidArgument("ter:InvalidStreamSetup", "multicast is not offered; ask for RTP-Unicast")
             }
             guard let uri = endpoint.replayURI else {
-                throw SOAPFault(code: .receiver, subcode: "ter:Action", detailSubcode: "ter:NoSuchService", reason: "RTSP is off on this node (server.rtspPort: 0)")
+                throw SOAPFault.rtspOff
             }
             return "<trp:GetReplayUriResponse>" + XMLText.element("trp:Uri", uri) + "</trp:GetReplayUriResponse>"
         case "GetReplayConfiguration":

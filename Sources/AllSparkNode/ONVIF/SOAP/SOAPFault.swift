@@ -22,6 +22,10 @@ struct SOAPFault: Error, Sendable, Equatable {
         SOAPFault(code: .receiver, subcode: "ter:ActionNotSupported", reason: "\(operation) is not supported by this device")
     }
 
+    /// A stream or replay URI asked for while the node serves no RTSP.
+    static let rtspOff = SOAPFault(
+        code: .receiver, subcode: "ter:Action", detailSubcode: "ter:NoSuchService", reason: "RTSP is off on this node (server.rtspPort: 0)")
+
     static func invalidArgument(_ subcode: String, _ reason: String) -> SOAPFault {
         SOAPFault(code: .sender, subcode: "ter:InvalidArgVal", detailSubcode: subcode, reason: reason)
     }

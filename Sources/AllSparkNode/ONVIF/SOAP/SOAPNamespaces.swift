@@ -4,6 +4,7 @@ enum SOAPNamespace {
     static let envelope11 = "http://schemas.xmlsoap.org/soap/envelope/"
     static let device = "http://www.onvif.org/ver10/device/wsdl"
     static let media = "http://www.onvif.org/ver10/media/wsdl"
+    static let media2 = "http://www.onvif.org/ver20/media/wsdl"
     static let schema = "http://www.onvif.org/ver10/schema"
     static let error = "http://www.onvif.org/ver10/error"
     static let network = "http://www.onvif.org/ver10/network/wsdl"
@@ -23,7 +24,7 @@ enum SOAPNamespace {
 
     /// The `xmlns:` declarations every response carries.
     static let declarations = [
-        ("env", envelope), ("tds", device), ("trt", media), ("tt", schema), ("ter", error), ("tev", events), ("trc", recording), ("tse", search), ("trp", replay),
+        ("env", envelope), ("tds", device), ("trt", media), ("tr2", media2), ("tt", schema), ("ter", error), ("tev", events), ("trc", recording), ("tse", search), ("trp", replay),
         ("wsnt", notification), ("wstop", topicTree), ("wsa5", addressing2005), ("tns1", topics),
         ("tnsasp", EventTopic.ownNamespace), ("xs", xmlSchema),
     ].map { "xmlns:\($0.0)=\"\($0.1)\"" }.joined(separator: " ")

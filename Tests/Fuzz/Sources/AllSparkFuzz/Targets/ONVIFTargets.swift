@@ -20,10 +20,10 @@ enum ONVIFTargets {
         video: facts.video, name: "fuzz", identity: facts.identity.id, maximumRetentionMs: 0, nowMs: 60_000)
 
     /// A SOAP request read, its UsernameToken checked, then answered by the device, media,
-    /// event, recording and search services (a PullPoint's termination time and topic filter,
+    /// media2, event, recording and search services (a PullPoint's termination time and topic filter,
     /// a search's times, scope and filter read); what they answer must read back as XML (no
     /// unescaped input in it).
-    static let soapRequest = FuzzTarget(name: "soap-request", parses: "ONVIF SOAP requests (device, media, event, recording, search and replay services)") { bytes in
+    static let soapRequest = FuzzTarget(name: "soap-request", parses: "ONVIF SOAP requests (device, media, media2, event, recording, search and replay services)") { bytes in
         guard let request = try? SOAPRequest.parse(bytes) else { return }
         if let token = request.usernameToken {
             _ = UsernameTokenCheck(user: "admin").check(token, password: "token", nowMs: 0)
@@ -32,6 +32,7 @@ enum ONVIFTargets {
         for answer in [
             Result { () throws(SOAPFault) in try device.respond(to: request, at: endpoint) },
             Result { () throws(SOAPFault) in try MediaService(video: facts.video).respond(to: request, at: endpoint) },
+            Result { () throws(SOAPFault) in try Media2Service(video: facts.video).respond(to: request, at: endpoint) },
             Result { () throws(SOAPFault) in
                 try EventService(subscriptions: PullPointSubscriptions(), nowMs: { 0 }).respond(to: request, at: endpoint)
             },
