@@ -225,6 +225,11 @@ def footage_until(node, end_ms, timeout=60):
     assert chunks[-1]["endMs"] >= end_ms, chunks
 
 
+def replay_viewers(node):
+    status = json.loads(node.curl("-H", f"Authorization: Bearer {TOKEN}", node.url("/api/status")).stdout)
+    return status["live"]["viewers"]["replay"]
+
+
 def test_gstreamers_onvif_client_replays_a_time_range_of_the_store(network, onvif_node):
     """Profile G's replay as GStreamer's ONVIF client (rtspsrc onvif-mode) plays it: a range
     of footage from the store, asked as clock time with Rate-Control: no. Every frame's
@@ -235,11 +240,20 @@ def test_gstreamers_onvif_client_replays_a_time_range_of_the_store(network, onvi
     end_ms = start_ms + 3000
     footage_until(onvif_node, end_ms + 1000)
     uri = f"rtsp://{USER}:{TOKEN}@{onvif_node.host}:{onvif_node.rtsp_port}/replay"
+    sent_before = replay_viewers(onvif_node)["bytesSent"]
     done = network.inside(network.clients, sys.executable, str(HERE / "replay_client.py"), uri, str(start_ms), str(end_ms),
                           check=False, timeout=180)
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
     assert found["ended"], "the server did not end the replay"
+    # /api/status and /metrics count replay's clients and what they were sent; the client
+    # gone, its media goes too.
+    deadline = time.time() + 20
+    while (counted := replay_viewers(onvif_node))["viewers"] and time.time() < deadline:
+        time.sleep(0.5)
+    assert counted["viewers"] == 0 and counted["bytesSent"] - sent_before >= 3 * 15 * 200, (sent_before, counted)
+    metrics = onvif_node.curl("-H", f"Authorization: Bearer {TOKEN}", onvif_node.url("/metrics")).stdout
+    assert f'allspark_live_sent_bytes_total{{kind="replay"}} {counted["bytesSent"]}' in metrics
     extensions = [packet for packet in found["packets"] if packet is not None]
     assert extensions, found
     first_ms, clean_point = extensions[0][0], extensions[0][1]
@@ -266,10 +280,17 @@ def test_a_play_with_immediate_moves_a_running_replay(network, onvif_node):
     a_ms = onvif_node.chunks()[0]["startMs"] + 1500
     b_ms = a_ms + 4000
     footage_until(onvif_node, b_ms + 5000)
-    done = network.inside(network.clients, sys.executable, str(HERE / "immediate_client.py"), onvif_node.host,
-                          str(onvif_node.rtsp_port), USER, TOKEN, str(a_ms), str(b_ms), check=False, timeout=120)
-    assert done.returncode == 0, done.stderr[-3000:]
-    found = json.loads(done.stdout.strip().splitlines()[-1])
+    client = subprocess.Popen(["ip", "netns", "exec", network.clients, sys.executable, str(HERE / "immediate_client.py"), onvif_node.host,
+                               str(onvif_node.rtsp_port), USER, TOKEN, str(a_ms), str(b_ms)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # While it plays at the recorded pace (seconds), /api/status counts it as replay's one viewer.
+    viewers_seen = set()
+    while client.poll() is None:
+        viewers_seen.add(replay_viewers(onvif_node)["viewers"])
+        time.sleep(0.2)
+    stdout, stderr = client.communicate(timeout=120)
+    assert client.returncode == 0, stderr[-3000:]
+    assert 1 in viewers_seen and max(viewers_seen) == 1, viewers_seen
+    found = json.loads(stdout.strip().splitlines()[-1])
     assert found["first"]["status"] == 200 and found["second"]["status"] == 200, found
     first, second = found["first_frames"], found["second_frames"]
     assert first[0][1] and a_ms - 1001 <= first[0][0] <= a_ms, first[:3]

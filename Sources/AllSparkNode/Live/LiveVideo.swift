@@ -24,7 +24,7 @@ public final class LiveVideo: Service, Sendable {
     private let rtspOnvifUser: String?
     private let limiter: AccessPolicy?
     /// The store, replayed over RTSP at /replay (ONVIF Profile G); nil: no replay.
-    private let replay: ReplayFootage?
+    private let replay: ReplayMount?
     private let replaySessionTimeout = Atomic<Int>(0)
     private let rtsp = Mutex<RTSPServer?>(nil)
     private let logger: Logger
@@ -35,7 +35,7 @@ public final class LiveVideo: Service, Sendable {
     /// - Parameter replay: the footage RTSP replays at /replay (nil: none).
     init(config: NodeConfig, rtspPassword: String?, limiter: AccessPolicy? = nil, replay: ReplayFootage? = nil, logger: Logger) {
         self.limiter = limiter
-        self.replay = replay
+        self.replay = replay.map { [counters] in ReplayMount(footage: $0, counters: counters.of(.replay)) }
         playlist = LiveHLSPlaylist(keyframeIntervalMs: config.encoder.keyframeIntervalMs)
         fragmenter = LiveFragmenter(ring: ring, feed: feed, playlist: playlist, counters: counters, logger: logger)
         rtspPort = config.server.rtspPort
@@ -99,7 +99,7 @@ public final class LiveVideo: Service, Sendable {
             do {
                 let server = try RTSPServer(
                     host: rtspHost, port: rtspPort, password: rtspPassword, onvifUser: rtspOnvifUser, limiter: limiter,
-                    replay: replay.map { ReplayMount(footage: $0) })
+                    replay: replay)
                 server.setSessionTimeout(seconds: sessionTimeoutSeconds)
                 rtsp.withLock { $0 = server }
                 feeder = RTSPFeeder(ring: ring, server: server)

@@ -2,7 +2,7 @@ import Synchronization
 
 /// Viewers and what they were sent, by kind, for /api/status and /metrics.
 final class LiveCounters: Sendable {
-    enum Kind: String, CaseIterable, Sendable { case mse, hls, rtsp }
+    enum Kind: String, CaseIterable, Sendable { case mse, hls, rtsp, replay }
 
     final class PerKind: Sendable {
         /// Connected now (HLS: distinct addresses that fetched in the last few seconds).
