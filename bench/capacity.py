@@ -17,7 +17,9 @@ Runs (RUNS, comma-separated; default 720p,1080p,still,appearing,2x720p,3x720p):
                                    motion blur (faces crossing at 300-600 px/s, the shutter
                                    open the whole frame), small faces (24-48 px wide), all at
                                    720p, and faces popping up mid-picture at 1080p
-                                   (`--appearing`); see moving_faces.py. With --node-args
+                                   (`--appearing`); see moving_faces.py. The node and
+                                   the floor read the low-light clip as raw frames (a
+                                   camera's), not as its 40 Mbit/s H.264 (RAW_FEED). With --node-args
                                    "--privacy none" every face reads as shown: the exposure
                                    measure checked on an unmasked copy of each kind.
 
@@ -73,6 +75,24 @@ CONDITIONS = {
     "small": ("1280x720", ["--widths", "24-48"]),
     "pop1080": ("1920x1080", ["--appearing"]),
 }
+# Kinds the node and the floor read as raw frames, as a camera hands them over: sensor noise
+# kept in the H.264 clip is 40 Mbit/s at 720p, and decoding that alone took 0.47 cores
+# (2026-12-07), more than the node's encode of the same frames; no camera makes the node do it.
+RAW_FEED = {"lowlight"}
+
+
+def feed(clip, kind):
+    """What the node and the floor read: the clip itself, or for RAW_FEED kinds its frames
+    as raw video in NUT (the same pixels, so the clip's truth file still scores them)."""
+    if kind not in RAW_FEED:
+        return clip
+    raw = clip.with_suffix(".raw.nut")
+    if not raw.exists():
+        partial = raw.with_suffix(".part")
+        subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", str(clip), "-c:v", "rawvideo", "-f", "nut", str(partial)],
+                       check=True)
+        partial.rename(raw)
+    return raw
 
 
 def moving_clip(size, seconds, seed, kind="moving-faces"):
@@ -155,14 +175,14 @@ class CpuQuota:
 
 
 class Camera:
-    def __init__(self, node, clip, size, work, extra_args, quota):
+    def __init__(self, node, clip, source, size, work, extra_args, quota):
         self.clip, self.store, self.port = clip, work / "store", free_port()
         environment = {**os.environ, "ALLSPARK_SERVER_AUTH": "none", "ALLSPARK_SERVER_HOST": "127.0.0.1",
                        "ALLSPARK_SERVER_ANNOUNCE": "false", "ALLSPARK_CLOCK_SYNC_REQUIRED": "false",
                        "ALLSPARK_SERVER_RTSP_PORT": str(free_port())}
         self.log = open(work / "node.log", "w")
         self.process = subprocess.Popen(
-            [node, "run", "--config", "/dev/null", "--source", str(clip), "--no-loop", "--size", size, "--fps", str(FPS),
+            [node, "run", "--config", "/dev/null", "--source", str(source), "--no-loop", "--size", size, "--fps", str(FPS),
              "--store", str(self.store), "--port", str(self.port), "--uplink", "off", "--chunk-ms", "10000",
              "--format", "mp4", *extra_args], stdout=self.log, stderr=subprocess.STDOUT, env=environment, cwd=REPO)
         quota.hold(self.process.pid)
@@ -193,13 +213,13 @@ def score(camera):
     return json.loads(result.stdout)
 
 
-def run_cameras(nodes_and_clips, size, seconds, work, extra_args, quota):
+def run_cameras(nodes_and_clips, kind, size, seconds, work, extra_args, quota):
     """One camera per (binary, clip), all started together."""
     cameras = []
     for index, (node, clip) in enumerate(nodes_and_clips):
         folder = work / f"camera-{index + 1}"
         folder.mkdir()
-        cameras.append(Camera(node, clip, size, folder, extra_args, quota))
+        cameras.append(Camera(node, clip, feed(clip, kind), size, folder, extra_args, quota))
     deadline = time.monotonic() + seconds + 60
     while time.monotonic() < deadline and not all(camera.finished() for camera in cameras):
         time.sleep(1)
@@ -252,11 +272,11 @@ def main():
             clips = [moving_clip(size, options.seconds, seed, kind) for seed in range(1, count + 1)]
         with tempfile.TemporaryDirectory(prefix=f"capacity-{name}-") as folder:
             work = Path(folder)
-            floor_cpu = round(floor(clips[0], work) * 60 / options.seconds, 1)
+            floor_cpu = round(floor(feed(clips[0], kind), work) * 60 / options.seconds, 1)
             quota = CpuQuota(options.cpu_quota, f"allspark-capacity-{os.getpid()}-{name}")
             try:
                 pairs = [(node, clip) for clip in clips] + ([(against, clip) for clip in clips] if against else [])
-                every = run_cameras(pairs, size, options.seconds, work, options.node_args.split(), quota)
+                every = run_cameras(pairs, kind, size, options.seconds, work, options.node_args.split(), quota)
             finally:
                 quota.remove()
         cameras, old_cameras = every[:count], every[count:]
