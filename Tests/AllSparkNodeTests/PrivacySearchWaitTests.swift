@@ -13,13 +13,14 @@ private final class FiveMillisecondDetector: RegionDetector {
 
 @Suite("Privacy: a real-time source's frames leave with the search of them, not with the next frame")
 struct PrivacySearchWaitTests {
-    /// Every frame is searched itself (stride 1, no "nothing changed"), and the source's
-    /// frames are 10 s apart: `push` may wait up to 5 s, a bound only a stalled thread reaches.
+    /// Every frame is searched itself (stride 1, no "nothing changed", no lookback: a frame
+    /// needs only its own search), and the source's frames are 10 s apart: `push` may wait up
+    /// to 5 s, a bound only a stalled thread reaches.
     private func masker(realTimeSource: Bool) throws -> DelayLineMasker {
         try DelayLineMasker(
             width: 160, height: 120,
             settings: .init(
-                capacity: 8, fps: 0.1, style: .fill, searchesChangedRegions: false, busySearchStride: 1,
+                capacity: 8, fps: 0.1, style: .fill, searchesChangedRegions: false, lookbackMs: 0, busySearchStride: 1,
                 realTimeSource: realTimeSource),
             makeDetectors: { [FiveMillisecondDetector()] })
     }
