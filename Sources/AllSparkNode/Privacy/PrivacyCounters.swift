@@ -23,8 +23,11 @@ public final class PrivacyCounters: Sendable {
         /// masked by boxes carried from searches before and after them.
         public internal(set) var framesReleasedBySearch = 0
         public internal(set) var framesReleasedByTracking = 0
-        /// Searches per second, averaged over about the last ten searches.
-        public internal(set) var searchesPerSecond: Double = 0
+        /// Searches per second over about the last ten searches: the inverse of their mean
+        /// spacing. (A mean of each spacing's inverse read searched frames that the delay
+        /// line lets out together, a lookback's, as bursts twice the real rate.)
+        public var searchesPerSecond: Double { meanSearchSpacingS > 0 ? 1 / meanSearchSpacingS : 0 }
+        fileprivate var meanSearchSpacingS: Double = 0
         fileprivate var lastSearchAt: Double?
         /// Times a new frame waited for a search because the delay line was full of frames
         /// not yet searched (detection is behind: a live source drops frames meanwhile),
@@ -110,9 +113,9 @@ extension PrivacyCounters.Snapshot {
         lastDetectionMs = detectionMs
         totalDetectionMs += detectionMs
         let now = ProcessInfo.processInfo.systemUptime
-        if let last = lastSearchAt, now > last {
-            let rate = 1 / (now - last)
-            searchesPerSecond = searchesPerSecond == 0 ? rate : searchesPerSecond * 0.9 + rate * 0.1
+        if let last = lastSearchAt {
+            let spacing = max(0, now - last)
+            meanSearchSpacingS = meanSearchSpacingS == 0 ? spacing : meanSearchSpacingS * 0.9 + spacing * 0.1
         }
         lastSearchAt = now
     }

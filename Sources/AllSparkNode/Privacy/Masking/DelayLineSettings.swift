@@ -50,14 +50,15 @@ extension DelayLineMasker {
         public var searchWaitAfterCaptureMs: Int64
         var flow: BoxFlow.Settings
 
-        /// The default lookback: two frame intervals at 30 fps. A face that comes into view
+        /// The default lookback: a search of a frame two frames later at 30 fps (66.7 ms; 60
+        /// so that capture-time jitter cannot make it three). A face that comes into view
         /// mid-picture by degrees (turning from profile, stepping out from behind something)
         /// is often found by the net only a search or two after its first frame; without a
         /// lookback that first frame left with the search that missed it (issue 60: 2 of 22
-        /// faces at 1080p, none with 67 ms; 34 ms was not enough). It costs as much live
-        /// latency, and no CPU: the searches are the same. Faces walking in at an edge are
-        /// the edge guard's, without waiting.
-        public static let defaultLookbackMs: Int64 = 67
+        /// faces at 1080p, none with 60 ms; 34 ms was not enough). It costs about two frames
+        /// of live latency, and no CPU: the searches are the same. Faces walking in at an
+        /// edge are the edge guard's, without waiting.
+        public static let defaultLookbackMs: Int64 = 60
         /// The default busy search stride: half the searches of a busy scene (issue 40), for
         /// 33 ms more live latency in it.
         public static let defaultBusySearchStride = 2
