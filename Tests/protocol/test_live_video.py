@@ -236,8 +236,10 @@ def test_rtsp_frames_are_the_recorded_frames(live_node):
 
 def test_status_and_metrics_count_viewers_by_kind(live_node):
     live = live_node.json("/api/status", headers=bearer())[1]["live"]["viewers"]
-    assert set(live) == {"mse", "hls", "rtsp"}
+    assert set(live) == {"mse", "hls", "rtsp", "replay"}
     assert live["hls"]["bytesSent"] > 0 and live["mse"]["bytesSent"] > 0 and live["rtsp"]["bytesSent"] > 0
+    # Nobody replays the store here (Tests/onvif replays it and checks the counts).
+    assert live["replay"]["viewers"] == 0 and live["replay"]["bytesSent"] == 0
     metrics = live_node.request("/metrics", headers=bearer())[2].decode()
     assert re.search(r'allspark_live_sent_bytes_total\{kind="rtsp"\} [1-9]', metrics), metrics
     assert 'allspark_live_viewers{kind="mse"}' in metrics
