@@ -56,22 +56,70 @@ struct PrivacyKnownBoxTests {
             try #require(seen.contains { $0.intersectionOverUnion(box) >= 0.3 }, "the net at half scale finds the face at \(box): \(seen)")
         }
 
+        try Self.expectMasked(input, width: test.width, height: test.height) { number in number >= test.appearsAt ? known : [] }
+    }
+
+    /// A face turning towards the camera mid-picture at 1080p (the bench's "turning from
+    /// profile" kind, issue 60): it comes in a quarter as wide as it will be and widens over
+    /// five frames. The net misses it at first and finds it frames later; the delay line's
+    /// lookback holds those first frames until a search finds it, which masks it back into
+    /// them. Before the lookback's default of 60 ms, such first frames left unmasked.
+    @Test("a face turning in mid-picture at 1080p leaves masked from its first frame")
+    func turningFaceIsMaskedFromItsFirstFrame() throws {
+        let (width, height, appearsAt) = (1920, 1080, 9)
+        let frameCount = appearsAt + 18
+        let street = try Self.pannedStreet(width: width, height: height, frames: frameCount)
+        let shares = [0.25, 0.4, 0.55, 0.7, 0.85, 1.0]
+        let turns = try Self.turningFace(width: 88, shares: shares)
+        // Where only one edge window holds it; each step centred on the same place.
+        let (centreX, top) = (1440, 240)
+        let net = try FaceNetDetector()
+        let around = PixelRect(x: width - 1280, y: 0, width: 1280, height: 720)
+        func placed(_ step: Int) -> PixelRect {
+            let label = turns[step].label
+            return PixelRect(x: (centreX - label.width / 2) & ~1, y: top, width: label.width, height: label.height)
+        }
+        let input = street.enumerated().map { index, picture in
+            guard index >= appearsAt else { return picture }
+            let step = min(index - appearsAt, shares.count - 1)
+            let copy = TestFrame(copying: picture.frame)
+            let box = placed(step)
+            copy.paste(turns[step].picture, atX: box.x - turns[step].label.x, y: box.y - turns[step].label.y)
+            return copy
+        }
+        // What makes it a late find: the net at half scale misses the face in its first
+        // frame and finds it once it has turned.
+        for (step, expected) in [(0, false), (shares.count - 1, true)] {
+            var seen: [PixelRect] = []
+            try net.detect(in: input[appearsAt + step].frame, within: around, scale: 0.5, appendingTo: &seen)
+            try #require(
+                seen.contains { $0.intersectionOverUnion(placed(step)) >= 0.3 } == expected,
+                "the net at half scale \(expected ? "finds" : "misses") the face at \(shares[step]) of its width: \(seen)")
+        }
+        try Self.expectMasked(input, width: width, height: height) { number in
+            number >= appearsAt ? [placed(min(number - appearsAt, shares.count - 1))] : []
+        }
+    }
+
+    /// Pushes `input` through the recorder's privacy pass at its defaults, paced as a camera
+    /// at 30 fps, and expects each frame to leave with every box `known(frame)` masked.
+    static func expectMasked(_ input: [TestFrame], width: Int, height: Int, known: (Int) -> [PixelRect]) throws {
         let pass = try PrivacyPass(
             detectors: DetectorSetup(mode: .face), delayLine: DelayLineMasker.Settings(fps: 30, realTimeSource: true),
             logger: .init(label: "test"))
-        let masker = try #require(try pass.makeMasker(test.width, test.height) as? DelayLineMasker)
+        let masker = try #require(try pass.makeMasker(width, height) as? DelayLineMasker)
         var shown: [(frame: Int, box: PixelRect, unchanged: Double)] = []
         var released = 0
         let check = { (frame: MaskedFrame) in
             let number = released
             released += 1
-            for box in known where number >= test.appearsAt {
+            for box in known(number) {
                 let unchanged = input[number].unchangedShare(in: box, of: frame.picture)
                 if unchanged >= Self.shownShare { shown.append((number, box, unchanged)) }
             }
         }
         let start = ContinuousClock.now
-        for index in 0..<frameCount {
+        for index in 0..<input.count {
             try masker.push(input[index].frame, captureTimeMs: Int64(index) * 33, emit: check)
             // Paced as a camera: the next frame 33 ms after this one's capture.
             let next = start + .milliseconds(33 * (index + 1))
@@ -80,7 +128,7 @@ struct PrivacyKnownBoxTests {
         }
         try masker.finish(emit: check)
 
-        #expect(released == frameCount)
+        #expect(released == input.count)
         #expect(shown.isEmpty, "known boxes shown (frame, box, share of the box's pixels unchanged): \(shown)")
     }
 
@@ -106,23 +154,35 @@ struct PrivacyKnownBoxTests {
         let dataset = try FaceDataset()
         let chosen = try PrivacyEdgeTests.wholeFaces(count: widths.count, dataset: dataset)
         try #require(chosen.count == widths.count)
-        return try zip(chosen, widths).map { face, width in
-            let (image, label) = face
-            let size = try TestFrame.decode(dataset.path(of: image))
-            let margin = label.width / 4
-            let crop = PixelRect(x: label.x - margin, y: label.y - margin, width: label.width + 2 * margin, height: label.height + 2 * margin)
-                .clamped(toWidth: size.width, height: size.height)
-            let scale = Double(width) / Double(label.width)
-            let cropWidth = Int((Double(crop.width) * scale).rounded()) & ~1
-            let cropHeight = Int((Double(crop.height) * scale).rounded()) & ~1
-            let picture = try TestFrame.decode(
-                dataset.path(of: image),
-                filter: "crop=\(crop.width):\(crop.height):\(crop.x):\(crop.y),scale=\(cropWidth):\(cropHeight)")
-            let box = PixelRect(
-                x: Int((Double(label.x - crop.x) * scale).rounded()) & ~1, y: Int((Double(label.y - crop.y) * scale).rounded()) & ~1,
-                width: width, height: Int((Double(label.height) * scale).rounded()))
-            return (picture, box)
-        }
+        return try zip(chosen, widths).map { face, width in try crop(face, of: dataset, width: width) }
+    }
+
+    /// One dev face as `faceCrops` cuts it, squeezed across to each of `shares` of its width
+    /// (a head turning from profile, as bench/moving_faces.py's `--appearing` draws it).
+    static func turningFace(width: Int, shares: [Double]) throws -> [(picture: TestFrame, label: PixelRect)] {
+        let dataset = try FaceDataset()
+        let face = try #require(try PrivacyEdgeTests.wholeFaces(count: 1, dataset: dataset).first)
+        return try shares.map { share in try crop(face, of: dataset, width: width, squeeze: share) }
+    }
+
+    static func crop(
+        _ face: (image: String, label: PixelRect), of dataset: FaceDataset, width: Int, squeeze: Double = 1
+    ) throws -> (picture: TestFrame, label: PixelRect) {
+        let (image, label) = face
+        let size = try TestFrame.decode(dataset.path(of: image))
+        let margin = label.width / 4
+        let crop = PixelRect(x: label.x - margin, y: label.y - margin, width: label.width + 2 * margin, height: label.height + 2 * margin)
+            .clamped(toWidth: size.width, height: size.height)
+        let scale = Double(width) / Double(label.width)
+        let cropWidth = Int((Double(crop.width) * scale * squeeze).rounded()) & ~1
+        let cropHeight = Int((Double(crop.height) * scale).rounded()) & ~1
+        let picture = try TestFrame.decode(
+            dataset.path(of: image),
+            filter: "crop=\(crop.width):\(crop.height):\(crop.x):\(crop.y),scale=\(cropWidth):\(cropHeight)")
+        let box = PixelRect(
+            x: Int((Double(label.x - crop.x) * scale * squeeze).rounded()) & ~1, y: Int((Double(label.y - crop.y) * scale).rounded()) & ~1,
+            width: Int((Double(width) * squeeze).rounded()), height: Int((Double(label.height) * scale).rounded()))
+        return (picture, box)
     }
 }
 
