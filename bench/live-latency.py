@@ -12,6 +12,9 @@ same machine (same clock):
 - rtsp-low-delay: the same, set up as a low-latency viewer is (`-fflags nobuffer -flags
   low_delay -threads 1`): ffmpeg's default decoder holds a frame per extra frame thread;
 - hls: ffmpeg's HLS demuxer (no LL-HLS: whole segments) from the newest segment;
+- node: the node's own share, capture to the socket: a Python client of the dashboard's
+  fMP4 stream stamps each fragment as it arrives and maps its `tfdt` to capture time by
+  X-Live-Start-Capture-Ms (no decoding or display);
 - ll-hls: a Python client fetching each part as an LL-HLS player does, by its preload
   hint (the request is held until the part is complete; parts are numbered in order);
   a frame counts as received when its part arrived (no decoding or display).
@@ -19,7 +22,7 @@ For ffmpeg and ll-hls the capture time of a frame is found by decoding the recor
 afterwards: the same MD5 in a chunk gives the time in its timestamps file.
 
 Usage: bench/live-latency.py [--node BIN] [--size 1280x720] [--fps 30] [--privacy face]
-                             [--seconds 30] [--ways dashboard,rtsp,rtsp-low-delay,hls,ll-hls]
+                             [--seconds 30] [--ways node,dashboard,rtsp,rtsp-low-delay,hls,ll-hls]
 """
 import re
 import subprocess
@@ -82,6 +85,44 @@ def stamped_md5s(arguments, seconds, warm_up_seconds=3):
     return [(arrived, md5) for arrived, md5 in arrivals if arrived > arrivals[0][0] + warm_up_seconds * 1000]
 
 
+def boxes(data, start=0, end=None):
+    """(type, payload start, box end) of the ISO boxes in data[start:end]."""
+    end = len(data) if end is None else end
+    while start + 8 <= end:
+        size, kind = int.from_bytes(data[start:start + 4], "big"), data[start + 4:start + 8]
+        if size < 8:
+            return
+        yield kind, start + 8, start + size
+        start += size
+
+
+def fragment_latencies(node, seconds, warm_up_seconds=3):
+    """Stamps each fMP4 fragment of /live/stream.mp4 as its last byte arrives; returns the
+    capture-to-arrival time of each fragment's frame (one frame a fragment)."""
+    response = urllib.request.urlopen(node.url("/live/stream.mp4"), timeout=30)
+    start_capture_ms = int(response.headers["X-Live-Start-Capture-Ms"])
+    timescale, first_decode_time, latencies, buffer = None, None, [], b""
+    began = time.monotonic()
+    while time.monotonic() < began + warm_up_seconds + seconds:
+        buffer += response.read1(65536)
+        while len(buffer) >= 8 and len(buffer) >= int.from_bytes(buffer[:4], "big") >= 8:
+            size, kind = int.from_bytes(buffer[:4], "big"), buffer[4:8]
+            box, buffer = buffer[:size], buffer[size:]
+            if kind == b"moov":
+                mdhd = box[box.index(b"mdhd") + 4:]
+                timescale = int.from_bytes(mdhd[12:16] if mdhd[0] == 0 else mdhd[20:24], "big")
+            elif kind == b"moof":
+                arrived = time.time() * 1000
+                traf = next(b for b in boxes(box, 8) if b[0] == b"traf")
+                _, at, _ = next(b for b in boxes(box, traf[1], traf[2]) if b[0] == b"tfdt")
+                decode_time = int.from_bytes(box[at + 4:at + (12 if box[at] == 1 else 8)], "big")
+                first_decode_time = decode_time if first_decode_time is None else first_decode_time
+                if time.monotonic() > began + warm_up_seconds:
+                    latencies.append(arrived - (start_capture_ms + (decode_time - first_decode_time) * 1000 / timescale))
+    response.close()
+    return latencies
+
+
 def ll_hls_frames(node, seconds, folder, warm_up_seconds=3):
     """Follows the parts as an LL-HLS player does; returns [(arrival ms, md5)] per frame."""
     def get(path):
@@ -115,7 +156,7 @@ def summary(name, latencies):
 
 def main():
     parser = bench_arguments(__doc__, seconds=30)
-    parser.add_argument("--ways", default="dashboard,rtsp,rtsp-low-delay,hls,ll-hls")
+    parser.add_argument("--ways", default="node,dashboard,rtsp,rtsp-low-delay,hls,ll-hls")
     options = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="live-latency-"))
     node = LiveNode(options.node, work, options.size, options.fps, options.privacy)
@@ -124,7 +165,9 @@ def main():
     try:
         for way in options.ways.split(","):
             print(f"{way}: {options.seconds} s", file=sys.stderr)
-            if way == "dashboard":
+            if way == "node":
+                results[way] = fragment_latencies(node, options.seconds)
+            elif way == "dashboard":
                 results[way] = dashboard_latencies(node, options.seconds)
             elif way == "rtsp":
                 pending[way] = stamped_md5s(["-rtsp_transport", "tcp", "-i", node.rtsp_url()], options.seconds)

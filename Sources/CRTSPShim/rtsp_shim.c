@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Threads RTSP clients are spread over. */
+#define ALLSPARK_RTSP_CLIENT_THREADS 8
+
 /* GStreamer's authentication with the node's failed-attempt limiter in front: an address
  * the limiter holds back is refused before its credentials are looked at, and credentials
  * that were given but matched no user count against it (a request with none, a Digest
@@ -227,6 +230,12 @@ allspark_rtsp_server *allspark_rtsp_start(const char *address, int port, const c
      * Rate-Control for the replay mount. */
     server->server = gst_rtsp_onvif_server_new();
     g_signal_connect(server->server, "client-connected", G_CALLBACK(client_connected), server);
+    /* Clients' requests and their TCP-interleaved media are handled on a few threads, not on
+     * one (GStreamer's default): a PLAY that waits (a replay fetching archived footage from
+     * the bucket) holds up only the clients that share its thread. */
+    GstRTSPThreadPool *pool = gst_rtsp_server_get_thread_pool(server->server);
+    gst_rtsp_thread_pool_set_max_threads(pool, ALLSPARK_RTSP_CLIENT_THREADS);
+    g_object_unref(pool);
     gchar *service = g_strdup_printf("%d", port);
     gst_rtsp_server_set_address(server->server, address);
     gst_rtsp_server_set_service(server->server, service);

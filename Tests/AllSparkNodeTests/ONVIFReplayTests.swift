@@ -47,7 +47,7 @@ struct ONVIFReplayTests {
     @Test("a PLAY starts at the key frame at or before its start, sends Annex B with SPS/PPS before key frames, and ends at its end")
     func playsARange() async throws {
         let footage = try await Self.shared.get()
-        let chunks = footage.chunks(from: .min)
+        let chunks = footage.chunks(from: .min).map(\.record)
         try #require(chunks.count >= 2, "the recording made \(chunks.count) chunks")
         let startNs = NTPTime.nanoseconds(unixMs: chunks[0].startMs + 1_500)
         let stopNs = NTPTime.nanoseconds(unixMs: chunks[1].startMs + 1_200)
@@ -71,7 +71,7 @@ struct ONVIFReplayTests {
     @Test("key frames only (Frames: intra); a start in a gap plays from the next footage; none after the end")
     func keyFramesGapsAndTheEnd() async throws {
         let footage = try await Self.shared.get()
-        let chunks = footage.chunks(from: .min)
+        let chunks = footage.chunks(from: .min).map(\.record)
         let source = ReplaySource(footage: footage)
         let keyframe = try #require(source.resolve(
             startNs: NTPTime.nanoseconds(unixMs: chunks[0].startMs), stopNs: nil, rate: 1, keyFramesOnly: true))
@@ -91,7 +91,7 @@ struct ONVIFReplayTests {
     @Test("a gap in the footage starts a new section whose running time goes on from the last one's end")
     func gapsAreNotWaitedOut() async throws {
         let recorded = try await Self.shared.get()
-        let chunks = recorded.chunks(from: .min)
+        let chunks = recorded.chunks(from: .min).map(\.record)
         try #require(chunks.count >= 2)
         // The second chunk moved a minute later: a store with a gap between its chunks.
         let directory = try TestFiles.makeDirectory("replay-gap")

@@ -1,13 +1,14 @@
 """The archive tier against a real S3 service (Ceph's radosgw, started by the radosgw
 fixture): chunks copied byte for byte with manifests, an outage ridden out, a SIGKILL
-mid-upload resumed without duplicates, evicted ranges answered from the bucket, and bad
-credentials or a missing bucket reported while recording goes on."""
+mid-upload resumed without duplicates, evicted ranges answered from the bucket (ONVIF replay
+among them), and bad credentials or a missing bucket reported while recording goes on."""
 import asyncio
 import hashlib
 import json
 import os
 import signal
 import subprocess
+import sys
 import time
 import uuid
 
@@ -43,6 +44,16 @@ def keys(s3, bucket, prefix=""):
 def manifests(s3, bucket, prefix):
     return [json.loads(s3.get_object(Bucket=bucket, Key=key)["Body"].read())
             for key in keys(s3, bucket, prefix + "manifests/")]
+
+
+def evicted_and_archived(node, s3, bucket, prefix):
+    """The manifests of the first two archived chunks the ring has evicted, once there are two."""
+    def found():
+        ring = {chunk["file"] for chunk in node.chunks()}
+        gone = [manifest for manifest in manifests(s3, bucket, prefix) if manifest["chunkFile"] not in ring]
+        return len(gone) >= 2 and gone
+
+    return node.wait_until(found, timeout=120, what="2 archived chunks evicted from the ring")[:2]
 
 
 def archive_status(node):
@@ -186,14 +197,7 @@ def test_a_range_the_ring_evicted_is_answered_from_the_archive(make_node, radosg
     node = make_node(*archive_args(radosgw, bucket, "tiny/"), "--cap-mb", "0.25", store=tmp_path / "store",
                      env=archive_env(radosgw))
     node.wait_healthy()
-
-    def evicted_and_archived():
-        found = manifests(s3, bucket, "tiny/")
-        ring = {chunk["file"] for chunk in node.chunks()}
-        gone = [manifest for manifest in found if manifest["chunkFile"] not in ring]
-        return len(gone) >= 2 and gone
-
-    gone = node.wait_until(evicted_and_archived, timeout=120, what="2 archived chunks evicted from the ring")[:2]
+    gone = evicted_and_archived(node, s3, bucket, "tiny/")
     start, end = gone[0]["firstFrameMs"] / 1000, gone[1]["lastFrameMs"] / 1000
     expected = {}
     for manifest in gone:
@@ -230,6 +234,35 @@ def test_a_range_the_ring_evicted_is_answered_from_the_archive(make_node, radosg
          "-of", "json", str(path)], capture_output=True, text=True, check=True).stdout)["streams"][0]["nb_read_packets"]
     assert int(frames) == int(headers["X-Clip-Frames"]) >= gone[0]["frames"]
     assert not list((tmp_path / "store" / ".archive-fetch").glob("*/*")), "fetched copies are removed after use"
+
+
+def test_an_onvif_replay_of_a_range_the_ring_evicted_plays_from_the_archive(make_node, radosgw, bucket, tmp_path):
+    """Profile G's replay (GStreamer's ONVIF client, as in Tests/onvif) of two chunks the ring
+    let go of: the node fetches them from the bucket and sends every frame they hold, each
+    with its capture time in the ONVIF extension, from the first chunk's key frame to the
+    range's end; then the fetched copies are removed."""
+    s3 = radosgw.s3()
+    rtsp_port = free_port()
+    node = make_node(*archive_args(radosgw, bucket, "replay/"), "--cap-mb", "0.25", store=tmp_path / "store",
+                     env=archive_env(radosgw, ALLSPARK_SERVER_RTSP_PORT=str(rtsp_port)))
+    node.wait_healthy()
+    gone = evicted_and_archived(node, s3, bucket, "replay/")
+    start_ms, end_ms = gone[0]["firstFrameMs"], gone[1]["lastFrameMs"]
+    assert node.chunks()[0]["startMs"] > end_ms, "the range is still in the ring: no test of the archive"
+    done = subprocess.run([sys.executable, str(REPO / "Tests/onvif/replay_client.py"), f"rtsp://127.0.0.1:{rtsp_port}/replay",
+                           str(start_ms), str(end_ms + 1)], capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found["ended"], "the server did not end the replay"
+    frame_times = sorted({round(packet[0]) for packet in found["packets"] if packet is not None})
+    # Every frame of the two archived chunks (2 s each at 15 fps), and only those (the range
+    # ends a millisecond past the last: the chunk's clock may put it a fraction past).
+    assert len(frame_times) == gone[0]["frames"] + gone[1]["frames"], (len(frame_times), gone)
+    assert abs(frame_times[0] - start_ms) <= 1 and abs(frame_times[-1] - end_ms) <= 1, (frame_times[:2], frame_times[-2:], start_ms, end_ms)
+    first = next(packet for packet in found["packets"] if packet is not None)
+    assert first[1], "the replay does not start at a key frame"
+    node.wait_until(lambda: not list((tmp_path / "store" / ".archive-fetch").glob("*/*")), timeout=60,
+                    what="the fetched copies removed once the replay ended")
 
 
 def test_the_uplink_answers_an_evicted_range_from_the_archive(make_node, radosgw, bucket, tmp_path):

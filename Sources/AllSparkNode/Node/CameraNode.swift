@@ -27,12 +27,6 @@ public struct CameraNode: Sendable {
             logger.warning("\(problem)")
         }
         let access = try AccessSetup.policy(for: config.server, storeDirectory: store.directory.path, logger: logger)
-        let liveVideo = LiveVideo(
-            config: config, rtspPassword: access.currentToken, limiter: access,
-            replay: config.onvif.enabled ? ReplayFootage(store: store) : nil, logger: logger)
-        let recorder = Recorder(
-            config: config, store: store, logger: logger, liveVideo: liveVideo, signing: signing, makeMasker: privacy.makeMasker)
-        let live = LiveConfiguration(config: config, recorder: recorder, logger: logger)
         // The services' own, made first so that the archive's catalog counts into it too.
         let refusals = RefusalCounters()
         let archive = try config.archive.isEnabled
@@ -40,6 +34,13 @@ public struct CameraNode: Sendable {
                 settings: config.archive, nodeName: nodeName,
                 storeDirectory: store.directory, refusals: refusals, logger: logger)
             : nil
+        // Replay plays from the archive too, where the ring has let footage go.
+        let liveVideo = LiveVideo(
+            config: config, rtspPassword: access.currentToken, limiter: access,
+            replay: config.onvif.enabled ? ReplayFootage(store: store, archive: archive?.catalog) : nil, logger: logger)
+        let recorder = Recorder(
+            config: config, store: store, logger: logger, liveVideo: liveVideo, signing: signing, makeMasker: privacy.makeMasker)
+        let live = LiveConfiguration(config: config, recorder: recorder, logger: logger)
         let services = NodeServices(
             live: live, store: store, recorder: recorder, liveVideo: liveVideo, privacy: privacy.counters, access: access, archive: archive,
             refusals: refusals)

@@ -1,18 +1,58 @@
 import Foundation
 
-/// What replay plays: the ring store's chunks, oldest first, and where their files are.
-/// Each replay takes the list as it is when it seeks; a chunk evicted while it plays is
-/// still read to its end (its file stays open), one evicted before is skipped.
+/// What replay plays: the ring store's chunks and, behind them, those only the archive
+/// still holds, oldest first. Each replay takes the list as it is when it seeks; a chunk
+/// evicted while it plays is still read to its end (its file stays open), one evicted
+/// before is skipped unless the archive has it.
 struct ReplayFootage: Sendable {
     let store: ChunkStore
+    /// The archive tier's catalog when `archive.endpoint` is set: a PLAY of footage the ring
+    /// has let go of is played from the bucket.
+    let archive: ArchiveCatalog?
 
-    /// The chunks holding footage at or after `unixMs`, oldest first.
-    func chunks(from unixMs: Int64) -> [ChunkRecord] {
-        store.allChunks.filter { $0.endMs >= unixMs }.sorted { $0.startMs < $1.startMs }
+    init(store: ChunkStore, archive: ArchiveCatalog? = nil) {
+        self.store = store
+        self.archive = archive
+    }
+
+    /// The longest replay waits on the archive for a listing or one chunk's files: the
+    /// client's RTSP thread waits meanwhile, and a bucket that does not answer leaves the
+    /// replay to the ring's footage rather than hang it.
+    static let archiveWait: Duration = .seconds(10)
+
+    /// The ring's chunks holding footage at or after `unixMs`, oldest first.
+    func heldChunks(from unixMs: Int64) -> [ReplayChunk] {
+        store.allChunks.filter { $0.endMs >= unixMs }.sorted { $0.startMs < $1.startMs }.map(ReplayChunk.held)
+    }
+
+    /// The chunks holding footage at or after `unixMs`, oldest first: the archive's for the
+    /// part of the time the ring no longer holds whole (asked only then), then the ring's.
+    func chunks(from unixMs: Int64, nowMs: Int64 = WallClock.nowMs()) -> [ReplayChunk] {
+        let held = heldChunks(from: unixMs)
+        guard let archive, let older = store.rangeNotWhollyHeld(startMs: unixMs, endMs: nowMs) else { return held }
+        let archived = BoundedWait.result(within: Self.archiveWait) {
+            try await archive.chunks(overlappingStartMs: older.startMs, endMs: older.endMs, notHeldBy: store)
+        }
+        let stamps = Set(held.map(\.record.stamp))
+        let fromArchive = (archived ?? []).filter { !stamps.contains($0.stamp) }.map(ReplayChunk.archived)
+        return (fromArchive + held).sorted { $0.record.startMs < $1.record.startMs }
     }
 
     func path(of chunk: ChunkRecord) -> String {
         store.directory.appendingPathComponent(chunk.fileName).path
+    }
+}
+
+/// One chunk a replay can play: held by the ring, or only by the archive.
+enum ReplayChunk: Sendable, Equatable {
+    case held(ChunkRecord)
+    case archived(ArchiveManifest)
+
+    var record: ChunkRecord {
+        switch self {
+        case .held(let record): record
+        case .archived(let manifest): manifest.record
+        }
     }
 }
 

@@ -1,9 +1,9 @@
 import CFFmpeg
 import Synchronization
 
-/// One replay client's footage: the ring store's recorded access units, as they were
-/// encoded and signed, from the key frame at or before a PLAY's start (or the next footage
-/// after a gap) to its end, or to the end of the store.
+/// One replay client's footage: the recorded access units, as they were encoded and
+/// signed, from the key frame at or before a PLAY's start (or the next footage after a gap)
+/// to its end, or to the end of the store; from the archive where the ring has let go.
 ///
 /// GStreamer calls it on two threads: `resolve` on the one that seeks; `seek` and `fill` on
 /// the streaming side, never at once (the source's stream lock and the shim's lock order
@@ -24,10 +24,12 @@ final class ReplaySource: @unchecked Sendable {
     }
 
     private let footage: ReplayFootage
+    /// Archived chunks fetched for this client (nil without an archive).
+    private let archivedFiles: ArchivedChunkFiles?
     private let requested = Mutex<Request>(Request())
 
     private var request = Request()
-    private var queue: [ChunkRecord] = []
+    private var queue: [ReplayChunk] = []
     private var reader: ChunkReader?
     private var filter: AnnexBFilter?
     private var chunk: ChunkRecord?
@@ -43,9 +45,10 @@ final class ReplaySource: @unchecked Sendable {
 
     init(footage: ReplayFootage) {
         self.footage = footage
-        // Until the first PLAY seeks, the recording from its start (the client's DESCRIBE
-        // needs frames to learn the stream's parameters).
-        position(at: NTPTime.nanoseconds(unixMs: footage.chunks(from: .min).first?.startMs ?? 0))
+        archivedFiles = footage.archive.map(ArchivedChunkFiles.init)
+        // Until the first PLAY seeks, the ring's recording from its start (the client's
+        // DESCRIBE needs frames to learn the stream's parameters; the archive is not asked).
+        position(at: NTPTime.nanoseconds(unixMs: footage.heldChunks(from: .min).first?.record.startMs ?? 0))
     }
 
     /// Where a PLAY of [startNs, stopNs] starts: the key frame at or before `startNs`, or the
@@ -55,7 +58,8 @@ final class ReplaySource: @unchecked Sendable {
         requested.withLock { $0 = Request(stopNs: stopNs, rate: rate > 0 ? rate : 1, keyFramesOnly: keyFramesOnly) }
         let startMs = NTPTime.unixMs(startNs)
         for candidate in footage.chunks(from: startMs) {
-            guard let keyframe = Self.keyframe(atOrBefore: startNs, in: candidate, footage: footage) else { continue }
+            guard let path = path(of: candidate), let keyframe = Self.keyframe(atOrBefore: startNs, in: candidate.record, path: path)
+            else { continue }
             if let stopNs, keyframe > stopNs { return nil }
             return keyframe
         }
@@ -141,15 +145,24 @@ final class ReplaySource: @unchecked Sendable {
         sectionBroken = true
     }
 
-    private func open(_ next: ChunkRecord) {
-        // A chunk evicted since the list was taken is skipped; the rest still play.
-        guard let opened = try? ChunkReader(path: footage.path(of: next)),
+    private func open(_ next: ReplayChunk) {
+        // A chunk evicted since the list was taken (or that the bucket does not give) is
+        // skipped; the rest still play.
+        guard let path = path(of: next), let opened = try? ChunkReader(path: path),
             let annexB = try? AnnexBFilter(codecParameters: opened.codecParameters, timeBase: opened.timeBase)
         else { return }
         reader = opened
         filter = annexB
-        chunk = next
+        chunk = next.record
         chunkFirstPts = nil
+    }
+
+    /// Where `chunk`'s file is: in the store, or copied from the archive now.
+    private func path(of chunk: ReplayChunk) -> String? {
+        switch chunk {
+        case .held(let record): footage.path(of: record)
+        case .archived(let manifest): archivedFiles?.path(of: manifest)
+        }
     }
 
     static func frameNs(chunk: ChunkRecord, ptsFromFirst: Int64, timeBase: AVRational) -> UInt64 {
@@ -159,8 +172,8 @@ final class ReplaySource: @unchecked Sendable {
 
     /// The last key frame at or before `targetNs` in `chunk`, or its first frame when the
     /// chunk starts after `targetNs`; nil when the chunk cannot be read.
-    static func keyframe(atOrBefore targetNs: UInt64, in chunk: ChunkRecord, footage: ReplayFootage) -> UInt64? {
-        guard let reader = try? ChunkReader(path: footage.path(of: chunk)) else { return nil }
+    static func keyframe(atOrBefore targetNs: UInt64, in chunk: ChunkRecord, path: String) -> UInt64? {
+        guard let reader = try? ChunkReader(path: path) else { return nil }
         var firstPts: Int64?
         var found: UInt64?
         reader.forEachPacket { packet in
