@@ -68,19 +68,24 @@ struct ONVIFServiceTests {
 
     @Test("Media2: configurations only of the types asked for, VideoEncoder2 at the real size, the stream URI by transport")
     func media2() throws {
-        let service = Media2Service(video: ONVIFVideoSettings(width: 1280, height: 720, fps: 29.97, bitrateKbps: 2000, gopLength: 30))
+        let service = Media2Service(
+            video: ONVIFVideoSettings(width: 1280, height: 720, fps: 29.97, bitrateKbps: 2000, gopLength: 30, signed: true))
         let bare = try Self.answer(service, "GetProfiles", namespace: SOAPNamespace.media2)
         #expect(bare.descendant("Profiles")?.attributes["token"] == "main" && bare.descendant("Configurations") == nil)
         let encoderOnly = try Self.answer(service, "GetProfiles", namespace: SOAPNamespace.media2, inner: "<Type>VideoEncoder</Type>")
         #expect(encoderOnly.descendant("VideoEncoder") != nil && encoderOnly.descendant("VideoSource") == nil)
         let all = try Self.answer(service, "GetProfiles", namespace: SOAPNamespace.media2, inner: "<Token>main</Token><Type>All</Type>")
         let encoder = try #require(all.descendant("VideoEncoder"))
-        #expect(encoder.attributes["GovLength"] == "30" && encoder.attributes["Profile"] == "High")
+        #expect(encoder.attributes["GovLength"] == "30" && encoder.attributes["Profile"] == "High" && encoder.attributes["Signed"] == "true")
         #expect(encoder.child("Encoding")?.text == "H264" && encoder.descendant("Width")?.text == "1280")
         #expect(encoder.descendant("FrameRateLimit")?.text == "29.97" && encoder.descendant("BitrateLimit")?.text == "2000")
         #expect(all.descendant("VideoSource")?.child("SourceToken")?.text == MediaProfile.sourceToken)
         let options = try Self.answer(service, "GetVideoEncoderConfigurationOptions", namespace: SOAPNamespace.media2)
         #expect(options.descendant("Options")?.attributes["GovLengthRange"] == "30 30")
+        #expect(options.descendant("Options")?.attributes["SigningSupported"] == "true")
+        let unsigned = Media2Service(video: ONVIFVideoSettings(width: 1280, height: 720, fps: 30, bitrateKbps: 2000, gopLength: 30))
+        let unsignedEncoder = try Self.answer(unsigned, "GetProfiles", namespace: SOAPNamespace.media2, inner: "<Type>VideoEncoder</Type>")
+        #expect(unsignedEncoder.descendant("VideoEncoder")?.attributes["Signed"] == "false")
         for transport in ["RtspUnicast", "RTSP"] {
             let stream = try Self.answer(
                 service, "GetStreamUri", namespace: SOAPNamespace.media2, inner: "<Protocol>\(transport)</Protocol><ProfileToken>main</ProfileToken>")

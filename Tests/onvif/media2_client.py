@@ -46,13 +46,14 @@ def ask(host, port, user, password):
             profiles.append({
                 "token": profile.token, "encoding": encoder.Encoding, "width": encoder.Resolution.Width,
                 "height": encoder.Resolution.Height, "fps": encoder.RateControl.FrameRateLimit,
-                "bitrate": encoder.RateControl.BitrateLimit, "gop": encoder.GovLength, "profile": encoder.Profile,
+                "bitrate": encoder.RateControl.BitrateLimit, "gop": encoder.GovLength, "profile": encoder.Profile, "signed": encoder.Signed,
                 "source": profile.Configurations.VideoSource.SourceToken})
         result["profiles"] = profiles
         token = profiles[0]["token"]
         options = media2.GetVideoEncoderConfigurationOptions(ProfileToken=token)
         result["options"] = [{"encoding": o.Encoding, "gov_length_range": list(o.GovLengthRange or []),
-                              "resolutions": [(r.Width, r.Height) for r in o.ResolutionsAvailable]} for o in options]
+                              "resolutions": [(r.Width, r.Height) for r in o.ResolutionsAvailable],
+                              "signing": o.SigningSupported} for o in options]
         result["stream_uri"] = uri_of(media2.GetStreamUri(Protocol="RTSP", ProfileToken=token))
         result["stream_uri_udp"] = uri_of(media2.GetStreamUri(Protocol="RtspUnicast", ProfileToken=token))
         result["snapshot_uri"] = uri_of(media2.GetSnapshotUri(ProfileToken=token))

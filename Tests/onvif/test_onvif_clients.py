@@ -4,11 +4,13 @@ Assistant's own set-up sequence, ffprobe playing the stream URI it was handed wi
 Digest credentials, across a veth pair between two network namespaces."""
 import datetime
 import json
+import re
 import subprocess
 import sys
 import time
 
 import pytest
+from node_harness import NODE_BIN
 from onvif_harness import HERE, MEDIA2_PYTHON, TOKEN, USER, NamespacedNode, client_pythons
 
 pytestmark = pytest.mark.xdist_group("onvif")
@@ -77,7 +79,7 @@ def media2_client(network, node, password=TOKEN):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def test_a_media2_client_gets_the_profile_and_plays_its_stream(network, onvif_node):
+def test_a_media2_client_gets_the_profile_and_plays_its_stream(network, onvif_node, tmp_path):
     found = media2_client(network, onvif_node)
     assert "fault" not in found, found
     assert found["snapshot_capable"] and found["rtp_rtsp_tcp"] and found["maximum_profiles"] == 1
@@ -87,6 +89,8 @@ def test_a_media2_client_gets_the_profile_and_plays_its_stream(network, onvif_no
     assert (profile["encoding"], profile["width"], profile["height"], profile["fps"]) == ("H264", 640, 360, 15.0), profile
     assert profile["gop"] == 15 and profile["profile"] == "High" and profile["bitrate"] > 0
     assert found["options"][0]["gov_length_range"] == [15, 15] and found["options"][0]["resolutions"] == [[640, 360]]
+    # ONVIF Media Signing: the profile says its stream is signed (the stream itself is checked below).
+    assert profile["signed"] is True and found["options"][0]["signing"] is True, (profile, found["options"])
     live = f"rtsp://{onvif_node.host}:{onvif_node.rtsp_port}/live"
     assert found["stream_uri"] == found["stream_uri_udp"] == live
     assert found["snapshot_uri"] == f"http://{onvif_node.host}:{onvif_node.port}/onvif/snapshot.jpg"
@@ -98,6 +102,14 @@ def test_a_media2_client_gets_the_profile_and_plays_its_stream(network, onvif_no
         "-pix_fmt", "gray", "-", check=False, timeout=60, text=False)
     assert decoded.returncode == 0, decoded.stderr[-2000:].decode(errors="replace")
     assert len(decoded.stdout) >= 10 * 640 * 360 and len(decoded.stdout) % (640 * 360) == 0
+    # Signed, as the profile said: 3 s of it as sent, and every signed GOP in it verifies.
+    kept = tmp_path / "media2-live.mp4"
+    copied = network.inside(network.clients, "ffmpeg", "-v", "error", "-rtsp_transport", "tcp", "-i", uri, "-t", "3", "-c", "copy",
+                            str(kept), check=False, timeout=60)
+    assert copied.returncode == 0, copied.stderr[-2000:]
+    verified = subprocess.run([str(NODE_BIN), "verify", str(kept)], capture_output=True, text=True, timeout=60)
+    signed_gops = re.search(r"signed GOPs: (\d+) valid of (\d+)", verified.stdout)
+    assert verified.returncode == 0 and signed_gops and int(signed_gops[1]) == int(signed_gops[2]) >= 1, verified.stdout + verified.stderr
     refused = media2_client(network, onvif_node, password="not-the-token")
     assert any("NotAuthorized" in code for code in refused["fault"]["subcodes"]), refused
 

@@ -72,6 +72,9 @@ struct ONVIFVideoSettings: Sendable, Equatable {
     var bitrateKbps: Int
     /// Frames from one keyframe to the next.
     var gopLength: Int
+    /// The stream carries ONVIF Media Signing's SEIs (the recorder signs what it encodes,
+    /// and the live streams are those frames).
+    var signed = false
 
     var frameRateLimit: Int { max(1, Int(fps.rounded())) }
 }

@@ -123,9 +123,10 @@ struct ONVIFRoutes {
     func facts() -> ONVIFDeviceFacts {
         let config = services.live.config
         let frame = services.recorder.latestSnapshot
+        var video = ONVIFVideoSettings(config: config, frameWidth: frame?.width, frameHeight: frame?.height)
+        video.signed = services.recorder.signing != nil
         return ONVIFDeviceFacts(
-            identity: services.identity, firmwareVersion: NodeVersion.current,
-            video: ONVIFVideoSettings(config: config, frameWidth: frame?.width, frameHeight: frame?.height),
+            identity: services.identity, firmwareVersion: NodeVersion.current, video: video,
             clockSynchronized: KernelClock.read()?.synchronized ?? false, hostname: ONVIFDeviceFacts.hostName(), user: config.onvif.user,
             replays: config.server.rtspPort > 0)
     }

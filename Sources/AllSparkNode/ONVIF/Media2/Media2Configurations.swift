@@ -17,8 +17,10 @@ enum Media2Configurations {
     }
 
     /// Encoding is the MIME subtype; the rate is a limit (CRF or average bitrate), not CBR.
+    /// `Signed`: ONVIF Media Signing, as the recorder signs.
     static func encoder(_ video: ONVIFVideoSettings, element: String) -> String {
-        "<\(element) token=\"\(MediaProfile.encoderConfigurationToken)\" GovLength=\"\(video.gopLength)\" Profile=\"\(MediaProfile.h264Profile)\">"
+        "<\(element) token=\"\(MediaProfile.encoderConfigurationToken)\" GovLength=\"\(video.gopLength)\" Profile=\"\(MediaProfile.h264Profile)\""
+            + " Signed=\"\(video.signed)\">"
             + "<tt:Name>\(MediaProfile.encoderConfigurationToken)</tt:Name><tt:UseCount>1</tt:UseCount>"
             + "<tt:Encoding>H264</tt:Encoding>" + MediaProfile.resolution(video)
             + "<tt:RateControl ConstantBitRate=\"false\"><tt:FrameRateLimit>\(frameRate(video.fps))</tt:FrameRateLimit>"
@@ -29,7 +31,8 @@ enum Media2Configurations {
     /// What the one encoder configuration can be: exactly what it is.
     static func encoderOptions(_ video: ONVIFVideoSettings) -> String {
         "<tr2:Options GovLengthRange=\"\(video.gopLength) \(video.gopLength)\" FrameRatesSupported=\"\(frameRate(video.fps))\""
-            + " ProfilesSupported=\"\(MediaProfile.h264Profile)\" ConstantBitRateSupported=\"false\" GuaranteedFrameRateSupported=\"false\">"
+            + " ProfilesSupported=\"\(MediaProfile.h264Profile)\" ConstantBitRateSupported=\"false\" GuaranteedFrameRateSupported=\"false\""
+            + " SigningSupported=\"\(video.signed)\">"
             + "<tt:Encoding>H264</tt:Encoding>" + MediaProfile.range("tt:QualityRange", 5)
             + "<tt:ResolutionsAvailable><tt:Width>\(video.width)</tt:Width><tt:Height>\(video.height)</tt:Height></tt:ResolutionsAvailable>"
             + MediaProfile.range("tt:BitrateRange", video.bitrateKbps) + "</tr2:Options>"
