@@ -6,10 +6,13 @@ import datetime as dt
 import hashlib
 import os
 import re
+import subprocess
+import time
 import urllib.parse
 import urllib.request
 
 import pytest
+from node_harness import Node, timestamps_name
 from onvif_harness import TOKEN, USER
 
 pytestmark = pytest.mark.xdist_group("onvif")
@@ -126,3 +129,45 @@ def test_event_subscriptions_want_credentials_and_an_unknown_one_is_a_fault(loop
     assert status == 400 and "ter:NotAuthorized" in text, text
     status, text = post(loopback_node, "/onvif/subscription/0-0", pull(security()))
     assert status == 400 and "ter:ResourceUnknown" in text, text
+
+
+def mid_chunk_keyframes_ms(node, chunks):
+    """Capture times of the key frames that are not a chunk's first frame."""
+    found = []
+    for chunk in chunks:
+        flags = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "packet=flags", "-of", "csv=p=0",
+                                str(node.store / chunk["file"])], capture_output=True, text=True, check=True).stdout.split()
+        times = [int(line) for line in (node.store / timestamps_name(chunk["file"])).read_text().split()]
+        assert len(flags) == len(times) and flags[0].startswith("K"), (chunk["file"], flags[:3])
+        found += [time_ms for index, (flag, time_ms) in enumerate(zip(flags, times)) if index > 0 and flag.startswith("K")]
+    return found
+
+
+def test_set_synchronization_point_puts_a_key_frame_in_the_middle_of_a_chunk(tmp_path):
+    """Media's and Media2's SetSynchronizationPoint: the recorder makes its next frame a key
+    frame. Chunks of 4 s with a key frame every 4 s have one key frame each, at their start;
+    the chunk recorded while a client asks gets a second one, near the time it asked."""
+    node = Node(tmp_path / "store", "--token", TOKEN, chunk_ms=4000, env={"ALLSPARK_ENCODER_KEYFRAME_INTERVAL_MS": "4000"})
+    try:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        node.wait_healthy(headers=headers)
+        node.wait_for_chunks(1, headers=headers)
+        asked_ms = []
+        for service, namespace in (("media", "http://www.onvif.org/ver10/media/wsdl"), ("media2", "http://www.onvif.org/ver20/media/wsdl")):
+            asked_ms.append(int(time.time() * 1000))
+            status, text = call(node, "SetSynchronizationPoint", service=service, namespace=namespace, header=security(),
+                                inner="<ProfileToken>main</ProfileToken>")
+            assert status == 200 and "SetSynchronizationPointResponse" in text, text
+            status, text = call(node, "SetSynchronizationPoint", service=service, namespace=namespace, header=security(),
+                                inner="<ProfileToken>other</ProfileToken>")
+            assert status == 400 and "ter:NoProfile" in text, text
+            # The next request once this one's key frame is recorded (two at once make one).
+            node.wait_until(lambda: (c := node.chunks(headers)) and c[-1]["startMs"] > asked_ms[-1] + 1500, timeout=60,
+                            what="the chunk after the request")
+        # One key frame inside a chunk for each request, each within a second and a half of it
+        # (frames wait for the privacy pass before they are encoded); none where no one asked.
+        found = mid_chunk_keyframes_ms(node, node.chunks(headers))
+        assert len(found) == len(asked_ms), (found, asked_ms)
+        assert all(asked - 1500 <= at <= asked + 1500 for asked, at in zip(asked_ms, found)), (found, asked_ms)
+    finally:
+        node.stop()

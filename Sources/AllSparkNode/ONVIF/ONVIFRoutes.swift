@@ -32,12 +32,12 @@ struct ONVIFRoutes {
         }
         router.post(RouterPath(stringLiteral: ONVIFEndpoint.mediaPath)) { request, context in
             await serve(request, context: context, preAuth: MediaService.preAuthOperations) { soap, endpoint in
-                try MediaService(video: facts().video).respond(to: soap, at: endpoint)
+                try MediaService(video: facts().video, requestKeyframe: services.recorder.requestKeyframe).respond(to: soap, at: endpoint)
             }
         }
         router.post(RouterPath(stringLiteral: ONVIFEndpoint.media2Path)) { request, context in
             await serve(request, context: context, preAuth: Media2Service.preAuthOperations) { soap, endpoint in
-                try Media2Service(video: facts().video).respond(to: soap, at: endpoint)
+                try Media2Service(video: facts().video, requestKeyframe: services.recorder.requestKeyframe).respond(to: soap, at: endpoint)
             }
         }
         router.post(RouterPath(stringLiteral: ONVIFEndpoint.eventPath)) { request, context in

@@ -53,6 +53,9 @@ public final class Recorder: Service, Sendable {
 
     public func stop() { control.requestStop() }
 
+    /// Makes the next frame a key frame (an IDR), at most one a `ForcedKeyframes.requestSpacingMs`.
+    public func requestKeyframe() { control.requestKeyframe() }
+
     /// Makes every frame captured up to `throughMs` (epoch ms) available in published chunks:
     /// when the chunk being recorded holds some of them it is ended at the next frame. Waits
     /// at most `timeout` (frames pass the privacy pass and the encoder first), and not at all

@@ -1,9 +1,10 @@
 import Synchronization
 
 /// The state shared between the capture thread and the rest of the node: settings in,
-/// status out, and the stop request.
+/// status out, the stop request and a key frame asked for.
 final class RecorderControl: Sendable {
     private let stopRequested = Atomic<Bool>(false)
+    private let keyframeRequested = Atomic<Bool>(false)
     /// Monotonic ms of the recording loop's last sign of life: a frame encoded, or a tick of
     /// its wait before retrying a failed source. The systemd watchdog is fed from it.
     private let progressMonotonicMs = Atomic<Int64>(WallClock.monotonicMs())
@@ -25,6 +26,12 @@ final class RecorderControl: Sendable {
     /// Recording thread: one atomic store, cheap enough for every frame.
     func markProgress() { progressMonotonicMs.store(WallClock.monotonicMs(), ordering: .relaxed) }
     func requestStop() { stopRequested.store(true, ordering: .releasing) }
+
+    /// A client joining needs a key frame (ONVIF's SetSynchronizationPoint).
+    func requestKeyframe() { keyframeRequested.store(true, ordering: .relaxed) }
+    /// Recording thread: one atomic load a frame.
+    var isKeyframeRequested: Bool { keyframeRequested.load(ordering: .relaxed) }
+    func keyframeRequestTaken() { keyframeRequested.store(false, ordering: .relaxed) }
 
     var currentSettings: RecordingSettings { settings.withLock { $0 } }
     func update(_ newSettings: RecordingSettings) { settings.withLock { $0 = newSettings } }

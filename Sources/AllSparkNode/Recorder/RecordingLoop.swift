@@ -43,6 +43,7 @@ final class RecordingLoop {
     private var awaitedChunks: [ChunkPlan] = []
     /// Set when the store could not take more of the current chunk: the next frame starts a new one.
     private var cutRequested = false
+    private var forcedKeyframes = ForcedKeyframes()
     /// Whether the store can take chunks; which frames are dropped and when to retry when it cannot.
     private let storeGate: StoreGate
     private var lastSnapshotMonotonicMs: Int64?
@@ -280,7 +281,8 @@ final class RecordingLoop {
         lastPts = pts
         lastEncodedCaptureMs = frame.captureTimeMs
         frame.avFrame.pointee.pts = pts
-        frame.avFrame.pointee.pict_type = startsChunk ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
+        let keyframe = forcedKeyframes.forces(captureMs: frame.captureTimeMs, startsChunk: startsChunk, control: control)
+        frame.avFrame.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
         if startsChunk {
             let plan = ChunkPlan(
                 startMs: originMs + pts, encoderPts: pts, format: settings.videoFormat,

@@ -1,8 +1,10 @@
 /// ONVIF's media service (ver10 media wsdl) at `/onvif/media_service`: one fixed profile,
 /// the camera's masked H.264 stream as the recorder makes it, its RTSP URI and a snapshot
 /// URI. Configurations are read only: the setters answer `ter:ActionNotSupported`.
+/// SetSynchronizationPoint asks the recorder for a key frame.
 struct MediaService: ONVIFService {
     let video: ONVIFVideoSettings
+    var requestKeyframe: @Sendable () -> Void = {}
 
     static let preAuthOperations: Set<String> = ["GetServiceCapabilities"]
 
@@ -41,6 +43,10 @@ struct MediaService: ONVIFService {
             return "<trt:\(name)Response/>"
         case "GetStreamUri":
             return try streamURI(operation, at: endpoint)
+        case "SetSynchronizationPoint":
+            try MediaProfile.requireProfile(operation.child("ProfileToken")?.trimmedText)
+            requestKeyframe()
+            return "<trt:SetSynchronizationPointResponse/>"
         case "GetSnapshotUri":
             try MediaProfile.requireProfile(operation.child("ProfileToken")?.trimmedText)
             return "<trt:GetSnapshotUriResponse>\(Self.mediaURI(endpoint.snapshotURI))</trt:GetSnapshotUriResponse>"

@@ -3,8 +3,10 @@
 /// come only when asked for by type, `VideoEncoder2Configuration`, a stream URI chosen by
 /// transport name). VMSs that speak Media2 ask it before ver10. Configurations are read
 /// only: setters, profile edits and anything else answer `ter:ActionNotSupported`.
+/// SetSynchronizationPoint asks the recorder for a key frame.
 struct Media2Service: ONVIFService {
     let video: ONVIFVideoSettings
+    var requestKeyframe: @Sendable () -> Void = {}
 
     static let preAuthOperations: Set<String> = ["GetServiceCapabilities"]
 
@@ -45,6 +47,10 @@ struct Media2Service: ONVIFService {
             return "<tr2:\(name)Response/>"
         case "GetStreamUri":
             return try streamURI(operation, at: endpoint)
+        case "SetSynchronizationPoint":
+            try MediaProfile.requireProfile(operation.child("ProfileToken")?.trimmedText)
+            requestKeyframe()
+            return "<tr2:SetSynchronizationPointResponse/>"
         case "GetSnapshotUri":
             try MediaProfile.requireProfile(operation.child("ProfileToken")?.trimmedText)
             return "<tr2:GetSnapshotUriResponse>" + XMLText.element("tr2:Uri", endpoint.snapshotURI) + "</tr2:GetSnapshotUriResponse>"
