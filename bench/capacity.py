@@ -12,12 +12,12 @@ turning from profile, stepping out from behind a shelf; `moving_faces.py --appea
 Runs (RUNS, comma-separated; default 720p,1080p,still,appearing,2x720p,3x720p):
   720p, 1080p, still, appearing   one camera (1280x720 but 1080p);
   2x720p, 3x720p                   two or three 720p cameras at once;
-  lowlight, blur, small, pop1080   conditions real cameras meet (issue 60), one camera each:
-                                   a dark room (30% brightness, sensor noise of 6 levels),
+  lowlight, blur, small, pop1080,  conditions real cameras meet (issue 60), one camera each:
+  pop1440                          a dark room (30% brightness, sensor noise of 6 levels),
                                    motion blur (faces crossing at 300-600 px/s, the shutter
                                    open the whole frame), small faces (24-48 px wide), all at
-                                   720p, and faces popping up mid-picture at 1080p
-                                   (`--appearing`); see moving_faces.py. The node and
+                                   720p, and faces popping up mid-picture at 1080p and at
+                                   1440p (`--appearing`); see moving_faces.py. The node and
                                    the floor read the low-light clip as raw frames (a
                                    camera's), not as its 40 Mbit/s H.264 (RAW_FEED). With --node-args
                                    "--privacy none" every face reads as shown: the exposure
@@ -34,7 +34,7 @@ node      `allspark-node run --source CLIP --no-loop` per camera, all started to
           face was shown, and the faces shown in the first frame they could be scored in.
           Peak RSS is VmHWM.
 
-Usage: bench/capacity.py [--node BIN] [--seconds 60] [--node-args "--privacy none"] [--cpu-quota CORES]
+Usage: bench/capacity.py [--node BIN] [--seconds 60] [--node-args "--privacy none"] [--cpu-quota CORES] [--first-seed N]
        (RUNS; quiet machine: the load average at the start is in the output). --node-args
        adds options to every node's `run`: with `--privacy none` the table shows what the
        node costs beside the floor without privacy. --cpu-quota makes a slow box on purpose:
@@ -44,7 +44,8 @@ Usage: bench/capacity.py [--node BIN] [--seconds 60] [--node-args "--privacy non
        started together, so that both share whatever else the box is doing: one run's
        ratio to the floor moves by several per cent with the box's load, the two binaries'
        CPU in the same minute does not (bench/history 21). Each run then adds the old
-       binary's rows and the ratio of the two CPU figures.
+       binary's rows and the ratio of the two CPU figures. --first-seed makes the clips from
+       other seeds (N, N+1, ... for cameras 1, 2, ...): faces and paths never measured before.
 """
 import argparse
 import json
@@ -74,6 +75,7 @@ CONDITIONS = {
     "blur": ("1280x720", ["--speeds", "300-600", "--motion-blur"]),
     "small": ("1280x720", ["--widths", "24-48"]),
     "pop1080": ("1920x1080", ["--appearing"]),
+    "pop1440": ("2560x1440", ["--appearing"]),
 }
 # Kinds the node and the floor read as raw frames, as a camera hands them over: sensor noise
 # kept in the H.264 clip is 40 Mbit/s at 720p, and decoding that alone took 0.47 cores
@@ -207,8 +209,13 @@ class Camera:
         return self.cpu
 
 
-def score(camera):
-    result = subprocess.run([PY, str(HERE / "exposure_score.py"), "--clip", str(camera.clip), "--chunks", str(camera.store)],
+# Kinds whose faces are narrower than the scorer's whole faces (48 px): counted from 24 px.
+SMALL_FACES = {"small"}
+
+
+def score(camera, kind):
+    extra = ["--whole-width", "24"] if kind in SMALL_FACES else []
+    result = subprocess.run([PY, str(HERE / "exposure_score.py"), "--clip", str(camera.clip), "--chunks", str(camera.store), *extra],
                             check=True, stdout=subprocess.PIPE, text=True)
     return json.loads(result.stdout)
 
@@ -229,7 +236,7 @@ def run_cameras(nodes_and_clips, kind, size, seconds, work, extra_args, quota):
     for camera in cameras:
         camera.sample()
         cpu = camera.stop()
-        scored = score(camera)
+        scored = score(camera, kind)
         recorder = (camera.status or {}).get("recorder", {})
         rows.append({"cpuPer60s": round(cpu * 60 / seconds, 1), "framesLostByNode": recorder.get("framesDropped"),
                      "framesMissingInChunks": scored.get("frames_dropped"), "peakRSSMiB": round(camera.peak or 0, 1),
@@ -239,7 +246,8 @@ def run_cameras(nodes_and_clips, kind, size, seconds, work, extra_args, quota):
                      "facesShownInFirstFrame": scored.get("faces_shown_in_first_frame"), "facesScored": scored.get("faces_scored"),
                      "searches": (camera.status or {}).get("privacy", {}).get("framesSearched"),
                      "waitsForDetection": (camera.status or {}).get("privacy", {}).get("waitsForDetection"),
-                     "engine": (camera.status or {}).get("privacy", {}).get("engine")})
+                     "engine": (camera.status or {}).get("privacy", {}).get("engine"),
+                     "exposedByWidth": {band: figures for band, figures in scored.get("bands", {}).items() if figures["face_frames"]}})
     return rows
 
 
@@ -250,13 +258,14 @@ def main():
     parser.add_argument("--node-args", default="", help="options added to every node's run (e.g. \"--privacy none\")")
     parser.add_argument("--cpu-quota", type=float, help="CPU time the nodes of a run may use, in cores (a slow box)")
     parser.add_argument("--against", help="a second (older) binary run beside the node, on the same clips")
+    parser.add_argument("--first-seed", type=int, default=1, help="camera 1's clip seed (the next cameras' follow)")
     options = parser.parse_args()
     node = str(Path(options.node).resolve())
     against = str(Path(options.against).resolve()) if options.against else None
     CACHE.mkdir(parents=True, exist_ok=True)
     summary = {"started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()), "node": node,
                "against": against, "seconds": options.seconds, "nodeArgs": options.node_args,
-               "cpuQuotaCores": options.cpu_quota,
+               "cpuQuotaCores": options.cpu_quota, "firstSeed": options.first_seed,
                "loadAtStart": os.getloadavg()[0], "runs": []}
     table = ["| run | node CPU (s per 60 s) | ffmpeg floor | node / floor | frames lost (node, chunks) | waits for a search "
              "| whole exposed % | partial exposed % | longest run | faces > 2 in a row | shown in first frame | peak RSS (MiB) "
@@ -269,7 +278,8 @@ def main():
         if kind == "still":
             clips = [still_clip(size, options.seconds)] * count
         else:
-            clips = [moving_clip(size, options.seconds, seed, kind) for seed in range(1, count + 1)]
+            clips = [moving_clip(size, options.seconds, seed, kind)
+                     for seed in range(options.first_seed, options.first_seed + count)]
         with tempfile.TemporaryDirectory(prefix=f"capacity-{name}-") as folder:
             work = Path(folder)
             floor_cpu = round(floor(feed(clips[0], kind), work) * 60 / options.seconds, 1)
@@ -303,6 +313,11 @@ def main():
     out = CACHE / f"capacity-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.write_text(json.dumps(summary, indent=2))
     print("\n".join(table))
+    for run in summary["runs"]:
+        for index, camera in enumerate(run["cameras"]):
+            widths = ", ".join(f"{band} px {figures['exposed']} of {figures['face_frames']} ({figures['exposed_pct']}%)"
+                               for band, figures in camera["exposedByWidth"].items())
+            print(f"{run['run']} camera {index + 1}, face-frames shown by width: {widths}")
     print(f"load average at start {summary['loadAtStart']:.2f}, at end {summary['loadAtEnd']:.2f}; {out}")
 
 

@@ -76,7 +76,7 @@ SIG = 8          # signature downscale factor
 BLOCK = 16
 NORM_WIDTH = 64
 BAND = 12        # alignment: offsets searched at full size on each side of the coarse path
-BANDS = [(48, 96, "48-96"), (96, 160, "96-160"), (160, 1e9, ">=160")]
+BANDS = [(24, 32, "24-32"), (32, 48, "32-48"), (48, 96, "48-96"), (96, 160, "96-160"), (160, 1e9, ">=160")]
 
 
 def read_truth(path):
@@ -263,11 +263,12 @@ def band_of(width):
     for lo, hi, name in BANDS:
         if lo <= width < hi:
             return name
-    return "<48"
+    return "<24"
 
 
 WHOLE_INSIDE = 0.8   # whole: at least this share of the box inside the frame ...
-WHOLE_WIDTH = 48     # ... and at least this wide (px)
+WHOLE_WIDTH = 48     # ... and at least this wide (px; --whole-width: 24 for the small-face clips)
+whole_width = WHOLE_WIDTH
 PARTIAL_INSIDE = 0.4  # partial: from this share inside up to WHOLE_INSIDE
 MAX_COVERED = 0.25   # either: at most this share of the box under another face
 RUN_LIMIT = 2        # a face shown for more than this many frames in a row is counted
@@ -286,7 +287,7 @@ def frame_class(face):
         return None
     inside = inside_share(face)
     if inside >= WHOLE_INSIDE:
-        return "whole" if face["width"] >= WHOLE_WIDTH else None
+        return "whole" if face["width"] >= whole_width else None
     return "partial" if inside >= PARTIAL_INSIDE else None
 
 
@@ -347,6 +348,8 @@ def main():
     src.add_argument("--output", help="a masked video")
     src.add_argument("--chunks", help="a node store directory: its chunk_*.mp4 concatenated in order")
     ap.add_argument("--threshold", type=float, default=0.5, help="Laplacian r at or above which a face is exposed")
+    ap.add_argument("--whole-width", type=int, default=WHOLE_WIDTH,
+                    help="the narrowest face counted as whole, px (24 for clips of small faces: issue 60's 24-48 px)")
     ap.add_argument("--smooth", type=float, default=0.0,
                     help="Gaussian sigma in px of the 64 px wide crops before the Laplacian (0, the default and what bench/README.md's figures used: none; 1 discounts x264's fine-grain noise on small faces)")
     ap.add_argument("--min-visible", type=float, default=0.5,
@@ -366,6 +369,8 @@ def main():
     ap.add_argument("--matches", help="write the alignment here: one CSV line per output frame (k, input frame, cost)")
     ap.add_argument("--label", default="")
     args = ap.parse_args()
+    global whole_width
+    whole_width = args.whole_width
     SMOOTH = args.smooth
     truth_path = args.truth or os.path.splitext(args.clip)[0] + ".truth.jsonl"
     meta, truth = read_truth(truth_path)
@@ -565,7 +570,7 @@ def main():
     }
     ids_edge = {f["id"] for f in (meta or {}).get("faces", []) if f.get("edge")}
     summary.update(class_figures(classed, truth, ids_edge))
-    summary["settings"].update({"whole_inside": WHOLE_INSIDE, "whole_width": WHOLE_WIDTH,
+    summary["settings"].update({"whole_inside": WHOLE_INSIDE, "whole_width": whole_width,
                                 "partial_inside": PARTIAL_INSIDE, "max_covered": MAX_COVERED})
     if args.per_frame:
         with open(args.per_frame, "w") as f:

@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from node_harness import NODE_BIN
+from node_harness import NODE_BIN, Node, free_port, timestamps_name
 from onvif_harness import HERE, MEDIA2_PYTHON, TOKEN, USER, NamespacedNode, client_pythons
 
 pytestmark = pytest.mark.xdist_group("onvif")
@@ -282,6 +282,38 @@ def test_gstreamers_onvif_client_replays_a_time_range_of_the_store(network, onvi
     assert len(stamps_ms) >= len(frame_times) - 1, (len(stamps_ms), len(frame_times))
     # The frames' own time stamps are the times the extension gave them.
     assert all(any(abs(stamp - time_ms) <= 2 for time_ms in frame_times) for stamp in stamps_ms), (stamps_ms[:5], frame_times[:5])
+
+
+def test_a_replay_reaches_into_the_chunk_being_written(tmp_path):
+    """Chunks of 10 s: two seconds of footage a few seconds old are only in the chunk the
+    recorder is writing, and GStreamer's ONVIF client replays them from its complete
+    fragments; once that chunk is finished, its timestamps file holds exactly the frames
+    the replay sent."""
+    rtsp_port = free_port()
+    node = Node(tmp_path / "store", "--token", TOKEN, chunk_ms=10_000, env={"ALLSPARK_SERVER_RTSP_PORT": str(rtsp_port)})
+    try:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        node.wait_healthy(headers=headers)
+        last_end = node.wait_for_chunks(1, timeout=60, headers=headers)[-1]["endMs"]
+        start_ms, end_ms = last_end + 1000, last_end + 3000
+        # Past the range by more than a fragment (a key frame a second), well before the chunk's end.
+        while time.time() * 1000 < end_ms + 2500:
+            time.sleep(0.2)
+        assert node.chunks(headers)[-1]["endMs"] < start_ms, "the range is in a finished chunk already: no test"
+        done = subprocess.run([sys.executable, str(HERE / "replay_client.py"), f"rtsp://{USER}:{TOKEN}@127.0.0.1:{rtsp_port}/replay",
+                               str(start_ms), str(end_ms)], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-3000:]
+        found = json.loads(done.stdout.strip().splitlines()[-1])
+        assert found["ended"], "the server did not end the replay"
+        frame_times = sorted({round(packet[0]) for packet in found["packets"] if packet is not None})
+        assert frame_times and start_ms - 1000 - 1 <= frame_times[0] <= start_ms + 1 and frame_times[-1] <= end_ms + 1, frame_times
+        finished = node.wait_until(lambda: (c := node.chunks(headers)) and c[-1]["endMs"] >= end_ms and c, timeout=60,
+                                   what="the chunk finished")
+        held = [int(line) for chunk in finished for line in (node.store / timestamps_name(chunk["file"])).read_text().split()]
+        expected = sorted(time_ms for time_ms in held if frame_times[0] <= time_ms <= end_ms)
+        assert len(frame_times) in (len(expected), len(expected) - 1) and len(expected) >= 25, (len(frame_times), len(expected))
+    finally:
+        node.stop()
 
 
 def test_a_play_with_immediate_moves_a_running_replay(network, onvif_node):

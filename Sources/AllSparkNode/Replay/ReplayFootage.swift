@@ -1,9 +1,10 @@
 import Foundation
 
-/// What replay plays: the ring store's chunks and, behind them, those only the archive
-/// still holds, oldest first. Each replay takes the list as it is when it seeks; a chunk
-/// evicted while it plays is still read to its end (its file stays open), one evicted
-/// before is skipped unless the archive has it.
+/// What replay plays: the ring store's chunks, behind them those only the archive still
+/// holds, and after them the chunk being written (as far as its fragments are complete),
+/// oldest first. Each replay takes the list as it is when it seeks; a chunk evicted while it
+/// plays is still read to its end (its file stays open), one evicted before is skipped
+/// unless the archive has it.
 struct ReplayFootage: Sendable {
     let store: ChunkStore
     /// The archive tier's catalog when `archive.endpoint` is set: a PLAY of footage the ring
@@ -26,9 +27,11 @@ struct ReplayFootage: Sendable {
     }
 
     /// The chunks holding footage at or after `unixMs`, oldest first: the archive's for the
-    /// part of the time the ring no longer holds whole (asked only then), then the ring's.
+    /// part of the time the ring no longer holds whole (asked only then), the ring's, then
+    /// the one being written.
     func chunks(from unixMs: Int64, nowMs: Int64 = WallClock.nowMs()) -> [ReplayChunk] {
-        let held = heldChunks(from: unixMs)
+        var held = heldChunks(from: unixMs)
+        if let writing = writingChunk(), !held.contains(where: { $0.record.stamp == writing.record.stamp }) { held.append(writing) }
         guard let archive, let older = store.rangeNotWhollyHeld(startMs: unixMs, endMs: nowMs) else { return held }
         let archived = BoundedWait.result(within: Self.archiveWait) {
             try await archive.chunks(overlappingStartMs: older.startMs, endMs: older.endMs, notHeldBy: store)
@@ -41,17 +44,35 @@ struct ReplayFootage: Sendable {
     func path(of chunk: ChunkRecord) -> String {
         store.directory.appendingPathComponent(chunk.fileName).path
     }
+
+    /// The chunk the recorder is writing now (its hidden part file), if any.
+    func writingChunk() -> ReplayChunk? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: store.directory.path) else { return nil }
+        var newest: (stamp: String, format: VideoFormat, startMs: Int64)?
+        for name in names {
+            guard case .part(let stamp, let format) = ChunkNaming.classify(name), let startMs = ChunkNaming.startMs(ofStamp: stamp),
+                startMs > newest?.startMs ?? .min
+            else { continue }
+            newest = (stamp, format, startMs)
+        }
+        return newest.map { .writing(stamp: $0.stamp, format: $0.format, startMs: $0.startMs) }
+    }
 }
 
-/// One chunk a replay can play: held by the ring, or only by the archive.
+/// One chunk a replay can play: held by the ring, only by the archive, or being written.
 enum ReplayChunk: Sendable, Equatable {
     case held(ChunkRecord)
     case archived(ArchiveManifest)
+    case writing(stamp: String, format: VideoFormat, startMs: Int64)
 
+    /// What is known of it: of the chunk being written only its name and first frame's
+    /// time (the rest is 0 until it is finished).
     var record: ChunkRecord {
         switch self {
         case .held(let record): record
         case .archived(let manifest): manifest.record
+        case .writing(let stamp, let format, let startMs):
+            ChunkRecord(stamp: stamp, format: format, startMs: startMs, endMs: startMs, frameCount: 0, chunkBytes: 0, timestampsBytes: 0)
         }
     }
 }

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 import Synchronization
 
 /// One replay client's footage: the recorded access units, as they were encoded and
@@ -58,8 +59,9 @@ final class ReplaySource: @unchecked Sendable {
         requested.withLock { $0 = Request(stopNs: stopNs, rate: rate > 0 ? rate : 1, keyFramesOnly: keyFramesOnly) }
         let startMs = NTPTime.unixMs(startNs)
         for candidate in footage.chunks(from: startMs) {
-            guard let path = path(of: candidate), let keyframe = Self.keyframe(atOrBefore: startNs, in: candidate.record, path: path)
-            else { continue }
+            guard let keyframe = withFile(of: candidate, { Self.keyframe(atOrBefore: startNs, in: candidate.record, path: $0) }) else {
+                continue
+            }
             if let stopNs, keyframe > stopNs { return nil }
             return keyframe
         }
@@ -148,7 +150,7 @@ final class ReplaySource: @unchecked Sendable {
     private func open(_ next: ReplayChunk) {
         // A chunk evicted since the list was taken (or that the bucket does not give) is
         // skipped; the rest still play.
-        guard let path = path(of: next), let opened = try? ChunkReader(path: path),
+        guard let opened = withFile(of: next, { try? ChunkReader(path: $0) }),
             let annexB = try? AnnexBFilter(codecParameters: opened.codecParameters, timeBase: opened.timeBase)
         else { return }
         reader = opened
@@ -157,11 +159,28 @@ final class ReplaySource: @unchecked Sendable {
         chunkFirstPts = nil
     }
 
-    /// Where `chunk`'s file is: in the store, or copied from the archive now.
-    private func path(of chunk: ReplayChunk) -> String? {
+    /// `body` with the path of `chunk`'s file: in the store, copied from the archive, or a
+    /// copy of what the recorder has written of it so far (removed after `body`: a reader
+    /// that opened it keeps reading). Nil when there is no such file.
+    private func withFile<T>(of chunk: ReplayChunk, _ body: (String) -> T?) -> T? {
         switch chunk {
-        case .held(let record): footage.path(of: record)
-        case .archived(let manifest): archivedFiles?.path(of: manifest)
+        case .held(let record):
+            return body(footage.path(of: record))
+        case .archived(let manifest):
+            return archivedFiles?.path(of: manifest).flatMap(body)
+        case .writing(let stamp, let format, _):
+            let directory = footage.store.directory
+            let finished = directory.appendingPathComponent(ChunkNaming.chunkFileName(stamp: stamp, format: format)).path
+            // Finished since the list was taken: the whole chunk.
+            if FileManager.default.fileExists(atPath: finished) { return body(finished) }
+            // Named as the store's own temporary files, which a restart clears.
+            let copy = directory.appendingPathComponent(".chunk_\(stamp).replay-\(UUID().uuidString).tmp").path
+            defer { unlink(copy) }
+            let part = directory.appendingPathComponent(ChunkNaming.partFileName(stamp: stamp, format: format)).path
+            guard (try? WritingChunkSnapshot.copy(partPath: part, to: copy)) == true else {
+                return FileManager.default.fileExists(atPath: finished) ? body(finished) : nil
+            }
+            return body(copy)
         }
     }
 
@@ -171,19 +190,22 @@ final class ReplaySource: @unchecked Sendable {
     }
 
     /// The last key frame at or before `targetNs` in `chunk`, or its first frame when the
-    /// chunk starts after `targetNs`; nil when the chunk cannot be read.
+    /// chunk starts after `targetNs`; nil when the chunk cannot be read or all of it is
+    /// before `targetNs` (the chunk being written, which the list takes whatever its end).
     static func keyframe(atOrBefore targetNs: UInt64, in chunk: ChunkRecord, path: String) -> UInt64? {
         guard let reader = try? ChunkReader(path: path) else { return nil }
         var firstPts: Int64?
         var found: UInt64?
+        var lastNs: UInt64 = 0
         reader.forEachPacket { packet in
             let pts = packet.pointee.pts != allspark_nopts_value() ? packet.pointee.pts : packet.pointee.dts
             let first = firstPts ?? pts
             firstPts = first
             let ns = frameNs(chunk: chunk, ptsFromFirst: pts - first, timeBase: reader.timeBase)
+            lastNs = max(lastNs, ns)
             guard packet.pointee.flags & AV_PKT_FLAG_KEY != 0 else { return }
             if found == nil || ns <= targetNs { found = ns }
         }
-        return found
+        return lastNs >= targetNs ? found : nil
     }
 }

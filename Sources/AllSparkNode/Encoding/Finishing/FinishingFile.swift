@@ -1,14 +1,15 @@
 import Foundation
 
-/// The part file opened for finishing in place: positioned reads and writes and syncs, each
-/// failing with the operation and the system's reason.
+/// The part file opened for finishing in place (or only read, as replay reads the chunk
+/// being written): positioned reads and writes and syncs, each failing with the operation
+/// and the system's reason.
 final class FinishingFile {
     let path: String
     private let descriptor: Int32
 
-    init(path: String) throws {
+    init(path: String, readOnly: Bool = false) throws {
         self.path = path
-        descriptor = open(path, O_RDWR | O_CLOEXEC)
+        descriptor = open(path, (readOnly ? O_RDONLY : O_RDWR) | O_CLOEXEC)
         guard descriptor >= 0 else { throw FinishingError(path: path, reason: "opening: \(String(cString: strerror(errno)))") }
     }
 
