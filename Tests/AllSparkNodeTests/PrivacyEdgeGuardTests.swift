@@ -17,9 +17,10 @@ struct PrivacyEdgeGuardTests {
 
     /// A dev photo's face (its label box and a third more around it, scaled to a face 100 px
     /// wide) crossing an edge of a 640x360 grey picture in 24 frames: coming in, or going
-    /// out when `leaving`.
+    /// out when `leaving`. With `creeping`, it comes in over 150 frames to half its patch, in
+    /// a dark room (a third of the light, sensor noise): under a pixel a frame.
     static func crossing(
-        _ image: String, label: PixelRect, edge: PrivacyEdgeTests.Edge, leaving: Bool, dataset: FaceDataset
+        _ image: String, label: PixelRect, edge: PrivacyEdgeTests.Edge, leaving: Bool, creeping: Bool = false, dataset: FaceDataset
     ) throws -> Crossing {
         let directory = try TestFiles.makeDirectory("edge-guard")
         let margin = label.width / 3
@@ -31,9 +32,9 @@ struct PrivacyEdgeGuardTests {
         let face = PixelRect(
             x: Int(Double(label.x - patch.x) * scale), y: Int(Double(label.y - patch.y) * scale),
             width: Int(Double(label.width) * scale), height: Int(Double(label.height) * scale))
-        let (width, height, frames) = (640, 360, 36)
+        let (width, height, frames) = (640, 360, creeping ? 150 : 36)
         let side = edge == .left || edge == .right
-        let step = Double(side ? patchWidth : patchHeight) / 24
+        let step = Double(side ? patchWidth : patchHeight) / (creeping ? 300 : 24)
         // Where the patch is in frame n: from wholly outside to wholly inside in 24 frames.
         let (middleX, middleY) = ((width - patchWidth) / 2, max(0, (height - patchHeight) / 2))
         func place(_ n: Int) -> (x: Int, y: Int) {
@@ -58,7 +59,8 @@ struct PrivacyEdgeGuardTests {
             "-v", "error", "-f", "lavfi", "-i", "color=c=0x707070:s=\(width)x\(height):r=30", "-i", dataset.path(of: image),
             "-filter_complex",
             "[1]crop=\(patch.width):\(patch.height):\(patch.x):\(patch.y),scale=\(patchWidth):\(patchHeight)[face];"
-                + "[0][face]overlay=x='\(x)':y='\(y)':eval=frame",
+                + "[0][face]overlay=x='\(x)':y='\(y)':eval=frame"
+                + (creeping ? ",lutyuv=y='val*0.3':u='128+(val-128)*0.3':v='128+(val-128)*0.3',noise=c0s=8:c0f=t" : ""),
             "-frames:v", "\(frames)", "-pix_fmt", "yuv420p", "-c:v", "rawvideo", video,
         ])
         try #require(made.status == 0, "ffmpeg: \(made.output)")
@@ -111,6 +113,21 @@ struct PrivacyEdgeGuardTests {
         }
     }
 
+    @Test("with no lookback, a face creeping in at under a pixel a frame in a dark room is masked in every frame it shows",
+          arguments: [PrivacyEdgeTests.Edge.bottom, .left])
+    func creepingFaceIsMaskedInEveryFrame(edge: PrivacyEdgeTests.Edge) throws {
+        let dataset = try FaceDataset()
+        let faces = try PrivacyEdgeTests.wholeFaces(count: 2, dataset: dataset)
+        try #require(faces.count == 2)
+        for face in faces {
+            let crossing = try Self.crossing(face.image, label: face.label, edge: edge, leaving: false, creeping: true, dataset: dataset)
+            let released = try Self.masks(of: crossing, guardsEdges: true)
+            #expect(released.count == crossing.frames.count)
+            let exposed = Self.exposedFrames(crossing, released)
+            #expect(exposed.isEmpty, "\(face.image) creeping in at the \(edge) edge: frames \(exposed) exposed")
+        }
+    }
+
     @Test("the guard masks nothing where nothing crosses an edge")
     func stillPictureIsNotGuarded() throws {
         let picture = stripedFrame(width: 640, height: 360)
@@ -118,6 +135,22 @@ struct PrivacyEdgeGuardTests {
         let released = try Self.masks(of: crossing, guardsEdges: true)
         #expect(released.count == 10)
         #expect(released.allSatisfy { $0.isEmpty }, "\(released)")
+    }
+
+    @Test("sensor noise in a dark 720p room (about 6 grey levels), the picture otherwise still, is nothing crossing an edge")
+    func noisyDarkPictureIsNotGuarded() throws {
+        let video = try TestFiles.makeDirectory("edge-guard-noise").appendingPathComponent("noise.nut").path
+        let made = try TestFiles.run("/usr/bin/ffmpeg", [
+            "-v", "error", "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=30", "-vf",
+            "trim=end_frame=1,loop=loop=59:size=1,setpts=N/30/TB,lutyuv=y='val*0.3':u='128+(val-128)*0.3':v='128+(val-128)*0.3',noise=c0s=10:c0f=t",
+            "-frames:v", "60", "-pix_fmt", "yuv420p", "-c:v", "rawvideo", video,
+        ])
+        try #require(made.status == 0, "ffmpeg: \(made.output)")
+        let frames = try TestFrame.decodeVideo(video)
+        try #require(frames.count == 60)
+        let released = try Self.masks(of: Crossing(frames: frames, labels: []), guardsEdges: true)
+        #expect(released.count == 60)
+        #expect(released.allSatisfy { $0.isEmpty }, "\(released.enumerated().filter { !$0.element.isEmpty }.prefix(3))")
     }
 
     @Test("a band stays masked after the crossing stops, until a search of a later frame looked past that edge over it")

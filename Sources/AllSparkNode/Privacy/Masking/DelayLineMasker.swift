@@ -67,6 +67,8 @@ public final class DelayLineMasker: LiveFrameMasking {
     private var painted: [PixelRect] = []
     /// The edge guard's bands, kept until a search has looked past the edge there.
     private var edgeWatch: EdgeWatch
+    /// What the edges looked like lately, for the edge guard.
+    private var edgeBackground = EdgeBackground()
 
     /// - Throws: whatever `makeDetectors` throws (a missing model or cascade), or a libav error.
     public init(
@@ -129,8 +131,8 @@ public final class DelayLineMasker: LiveFrameMasking {
         tracker.carryTracks(into: number, in: self)
         if settings.guardsEdges, number > 0 {
             EdgeGuard.guardedBands(
-                from: self.slot(of: number - 1).thumbnail, to: slot.thumbnail, frameWidth: width, frameHeight: height,
-                into: &slot.guardedBands)
+                from: self.slot(of: number - 1).thumbnail, to: slot.thumbnail, background: &edgeBackground, frameWidth: width,
+                frameHeight: height, into: &slot.guardedBands)
             edgeWatch.update(frame: number, captureMs: captureTimeMs, bands: &slot.guardedBands)
         }
         retireThumbnail(of: number - 1)

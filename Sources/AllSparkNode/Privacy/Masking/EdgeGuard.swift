@@ -4,12 +4,13 @@
 /// A face walking in shows as a sliver first, and no detector finds a quarter of a face.
 /// The delay line's lookback covers those frames only by holding every frame until a later
 /// search has found the face, and every live viewer waits for it. The guard needs no later
-/// frame: where the picture changed since the frame before in the row of thumbnail blocks
-/// along an edge, something is crossing that edge, and the band beside it is masked, as
-/// long as the change there (a block more at each end) and as deep as it is long, as a face
-/// is about as tall as wide, up to `deepestShare` of the frame's width. A still picture at
-/// the edge is left to the searches, which see past the edge (`SearchPlan`). Reads only
-/// the two thumbnails; allocates nothing.
+/// frame: where the picture changed in the row of thumbnail blocks along an edge, since the
+/// frame before or against what the edge looked like lately (`EdgeBackground`: something
+/// creeping in slowly), something is crossing that edge, and the band beside it is masked,
+/// as long as the change there (a block more at each end) and as deep as it is long, as a
+/// face is about as tall as wide, up to `deepestShare` of the frame's width. A still picture
+/// at the edge is left to the searches, which see past the edge (`SearchPlan`). Reads only
+/// the two thumbnails and the background; allocates nothing.
 enum EdgeGuard {
     /// Thumbnail pixels per block along each edge: 8 px of a 480 px thumbnail is 21 px of a
     /// 1280 px frame.
@@ -22,23 +23,25 @@ enum EdgeGuard {
     private static let edges: [Edge] = [.left, .right, .top, .bottom]
 
     /// Appends to `boxes` (frame pixels) the bands of `later`'s frame beside what changed at
-    /// its edges since `earlier`. Thumbnails of different sizes add nothing: the searches see
-    /// a new picture size first.
+    /// its edges since `earlier` or against `background`, then moves the background on to
+    /// `later`. Thumbnails of different sizes add nothing: the searches see a new picture size first.
     static func guardedBands(
-        from earlier: LumaThumbnail, to later: LumaThumbnail, frameWidth: Int, frameHeight: Int, into boxes: inout [PixelRect]
+        from earlier: LumaThumbnail, to later: LumaThumbnail, background: inout EdgeBackground, frameWidth: Int, frameHeight: Int,
+        into boxes: inout [PixelRect]
     ) {
         guard later.width >= 2 * block, later.height >= 2 * block, later.scale > 0,
             earlier.width == later.width, earlier.height == later.height
         else { return }
         for edge in edges {
-            guardEdge(edge, earlier, later, frameWidth: frameWidth, frameHeight: frameHeight, into: &boxes)
+            guardEdge(edge, earlier, later, background, frameWidth: frameWidth, frameHeight: frameHeight, into: &boxes)
         }
+        background.follow(later, block: block)
     }
 
     /// One edge: its row (or column) of thumbnail blocks, walked in runs of changed blocks.
     private static func guardEdge(
-        _ edge: Edge, _ earlier: LumaThumbnail, _ later: LumaThumbnail, frameWidth: Int, frameHeight: Int,
-        into boxes: inout [PixelRect]
+        _ edge: Edge, _ earlier: LumaThumbnail, _ later: LumaThumbnail, _ background: EdgeBackground, frameWidth: Int,
+        frameHeight: Int, into boxes: inout [PixelRect]
     ) {
         let side = edge == .left || edge == .right
         let length = side ? later.height : later.width
@@ -46,7 +49,8 @@ enum EdgeGuard {
         let deepest = Double(frameWidth) * deepestShare
         var runStart: Int?
         for position in stride(from: 0, through: length, by: block) {
-            if position < length, changedBlock(x: side ? across : position, y: side ? position : across, earlier, later) {
+            let (x, y) = (side ? across : position, side ? position : across)
+            if position < length, changedBlock(x: x, y: y, earlier, later) || background.differs(x: x, y: y, block: block, in: later) {
                 if runStart == nil { runStart = position }
                 continue
             }
