@@ -21,6 +21,26 @@ struct BoundedWaitTests {
         #expect(await onAnotherThread { BoundedWait.result(within: .seconds(30)) { () async throws -> Int in throw Failed() } } == nil)
     }
 
+    @Test("the work runs while every thread of Swift's cooperative pool is blocked")
+    func workRunsBesideABlockedPool() async {
+        let value = await onAnotherThread { () -> Int? in
+            let release = DispatchSemaphore(value: 0)
+            let threads = ProcessInfo.processInfo.activeProcessorCount
+            let blocking = BlockingCount()
+            for _ in 0..<threads {
+                Task.detached { @Sendable in
+                    blocking.count.add(1, ordering: .relaxed)
+                    release.wait()
+                }
+            }
+            // Every pool thread taken (or 10 s, should another test hold one meanwhile).
+            for _ in 0..<1000 where blocking.count.load(ordering: .relaxed) < threads { usleep(10_000) }
+            defer { for _ in 0..<threads { release.signal() } }
+            return BoundedWait.result(within: .seconds(20)) { 42 }
+        }
+        #expect(value == 42)
+    }
+
     @Test("work past the limit gives nil, and what it makes later goes to abandoned")
     func lateWorkIsAbandoned() async throws {
         let abandoned = Mutex<[Int]>([])
@@ -46,4 +66,9 @@ struct BoundedWaitTests {
         }
         #expect(handed == [7])
     }
+}
+
+/// Pool threads blocked so far.
+private final class BlockingCount: Sendable {
+    let count = Atomic<Int>(0)
 }

@@ -3,15 +3,19 @@ import Synchronization
 
 /// Waits, on a thread outside Swift concurrency (one of GStreamer's), for async work for at
 /// most a given time. Work that fails or takes longer gives nil and is cancelled; what it
-/// still makes after the wait gave up goes to `abandoned`, to be undone there.
+/// still makes after the wait gave up goes to `abandoned`, to be undone there. The work runs
+/// on threads of its own (`executor`), not Swift's cooperative pool: a pool kept busy by
+/// other work would otherwise leave it unstarted until the limit.
 enum BoundedWait {
+    static let executor = DispatchTaskExecutor(label: "allspark.bounded-wait")
+
     static func result<T: Sendable>(
         within limit: Duration, abandoned: @escaping @Sendable (T) -> Void = { _ in },
         _ operation: @escaping @Sendable () async throws -> T
     ) -> T? {
         let outcome = Outcome<T>()
         let finished = DispatchSemaphore(value: 0)
-        let task = Task {
+        let task = Task(executorPreference: executor) {
             let value = try? await operation()
             if let value, !outcome.keep(value) { abandoned(value) }
             finished.signal()
