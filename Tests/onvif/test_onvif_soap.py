@@ -164,10 +164,10 @@ def test_set_synchronization_point_puts_a_key_frame_in_the_middle_of_a_chunk(tmp
             # The next request once this one's key frame is recorded (two at once make one).
             node.wait_until(lambda: (c := node.chunks(headers)) and c[-1]["startMs"] > asked_ms[-1] + 1500, timeout=60,
                             what="the chunk after the request")
-        # One key frame inside a chunk for each request, each within a second and a half of it
-        # (frames wait for the privacy pass before they are encoded); none where no one asked.
+        # One key frame inside a chunk for each request, each in the chunk's span around it
+        # (frames wait for the privacy pass, and a loaded box for its CPU); none where no one asked.
         found = mid_chunk_keyframes_ms(node, node.chunks(headers))
         assert len(found) == len(asked_ms), (found, asked_ms)
-        assert all(asked - 1500 <= at <= asked + 1500 for asked, at in zip(asked_ms, found)), (found, asked_ms)
+        assert all(asked - 4000 <= at <= asked + 4000 for asked, at in zip(asked_ms, found)), (found, asked_ms)
     finally:
         node.stop()
